@@ -1,0 +1,3 @@
+"""agentbisect: offline forensics for recorded agentfootprint agent runs."""
+
+__version__ = "0.1.0"

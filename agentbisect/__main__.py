@@ -1,0 +1,5 @@
+"""`python -m agentbisect` runs the `afp` command."""
+
+from agentbisect.cli import main
+
+main()

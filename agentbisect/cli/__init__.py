@@ -1,0 +1,22 @@
+"""The ``afp`` command: the typer app with every subcommand registered, and its entry point."""
+
+from __future__ import annotations
+
+import sys
+
+from agentbisect.cli.app import app
+
+# Importing a command module registers its command on `app`; one line per command.
+# fmt: off
+# fmt: on
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app(prog_name="afp")
+    except KeyboardInterrupt:  # raised outside a command (while parsing options)
+        sys.stderr.write("afp: interrupted\n")
+        sys.exit(130)

@@ -1,0 +1,82 @@
+"""The typer application object, global options, and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+
+from agentbisect.errors import AgentbisectError
+from agentbisect.render.console import flush_stdout, silence_stdout
+from agentbisect.render.text import clean
+
+app = typer.Typer(
+    name="afp",
+    help="Forensics for recorded agentfootprint agent runs (events, rollups, context bisect).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+class _State:
+    debug: bool = False
+
+
+state = _State()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
+) -> None:
+    state.debug = debug
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _say(message: str) -> None:
+    # Messages can quote recorded text (step ids, file content): scrub before the terminal sees it.
+    sys.stderr.write("afp: " + clean(message) + "\n")
+    sys.stderr.flush()
+
+
+def guarded(fn: F) -> F:
+    """Wrap a command so that our errors print one line and exit with their code.
+
+    Tests drive commands through typer's CliRunner, so the mapping lives here (in every command)
+    rather than around ``app()`` in ``main``.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = fn(*args, **kwargs)
+            flush_stdout()
+            return result
+        except AgentbisectError as exc:
+            if state.debug:
+                raise
+            _say(exc.message)
+            raise typer.Exit(exc.exit_code) from None
+        except BrokenPipeError:
+            # `afp events … | head -1`: the reader left; that is not an error.
+            silence_stdout()
+            raise typer.Exit(0) from None
+        except KeyboardInterrupt:
+            _say("interrupted")
+            raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as exc:  # a bug: still no traceback unless asked for
+            if state.debug:
+                raise
+            _say(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,73 @@
+"""Where output goes: one stdout console for results, one stderr console for everything else."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import msgspec
+from rich.console import Console
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def stdout_console() -> Console:
+    """A console on the *current* ``sys.stdout`` (tests swap it), never interpreting markup."""
+    return Console(file=sys.stdout, markup=False, highlight=False, emoji=False)
+
+
+def stderr_console() -> Console:
+    """A console on the current ``sys.stderr`` for warnings, progress and errors."""
+    return Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _binary_stdout():  # type: ignore[no-untyped-def]
+    return getattr(sys.stdout, "buffer", None)
+
+
+def write_bytes(data: bytes) -> None:
+    """Write raw bytes to stdout (JSON output), through the text layer when there is no buffer."""
+    buf = _binary_stdout()
+    if buf is not None:
+        sys.stdout.flush()
+        buf.write(data)
+    else:
+        sys.stdout.write(data.decode("utf-8"))
+
+
+def write_json(obj: object, *, indent: int = 2) -> None:
+    """Write one JSON document (msgspec-encodable) and a newline to stdout."""
+    data = _ENCODER.encode(obj)
+    if indent:
+        data = msgspec.json.format(data, indent=indent)
+    write_bytes(data + b"\n")
+
+
+def flush_stdout() -> None:
+    buf = _binary_stdout()
+    if buf is not None:
+        buf.flush()
+    sys.stdout.flush()
+
+
+def silence_stdout() -> None:
+    """After EPIPE: point stdout at /dev/null so the interpreter's final flush cannot complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
