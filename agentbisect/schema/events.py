@@ -1,0 +1,208 @@
+"""msgspec Structs for the domain-event stream (recording.md §2): one tagged union, full and lean.
+
+Lean events are the same types with the content fields absent, so one set of Structs covers both.
+Every optional field defaults to ``UNSET`` so that "absent" and ``null`` stay apart. Bulky content
+(payloads, tool args and results) is kept as ``msgspec.Raw``: it is carried, not inspected, by
+most analyses, and decoding it lazily keeps large recordings cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+Number = int | float
+
+
+class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True):
+    """Fields every domain event carries (recording.md §2.1)."""
+
+    runtimeStageId: str | UnsetType = UNSET
+    subflowPath: list[str] | UnsetType = UNSET
+    depth: int | UnsetType = UNSET
+    ts: Number | UnsetType = UNSET
+    commitIdxBefore: Number | UnsetType = UNSET
+    commitIdxAfter: Number | UnsetType = UNSET
+
+    known: ClassVar[bool] = True
+
+    @property
+    def path(self) -> list[str]:
+        """The stored subflow path (never re-derived from the id), ``["__root__"]`` if absent."""
+        p = self.subflowPath
+        return ["__root__"] if p is UNSET else p  # type: ignore[return-value]
+
+
+class RunEntry(_Event, tag="run.entry"):
+    payload: Raw | UnsetType = UNSET
+    isRoot: bool | UnsetType = UNSET
+
+
+class RunExit(_Event, tag="run.exit"):
+    payload: Raw | UnsetType = UNSET
+    isRoot: bool | UnsetType = UNSET
+
+
+class _Subflow(_Event):
+    subflowId: str | UnsetType = UNSET
+    localSubflowId: str | UnsetType = UNSET
+    subflowName: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    primitiveKind: str | UnsetType = UNSET
+    slotKind: str | UnsetType = UNSET
+    isAgentInternal: bool | UnsetType = UNSET
+    payload: Raw | UnsetType = UNSET
+
+
+class SubflowEntry(_Subflow, tag="subflow.entry"):
+    pass
+
+
+class SubflowExit(_Subflow, tag="subflow.exit"):
+    pass
+
+
+class CompositionStart(_Event, tag="composition.start"):
+    kind: str | UnsetType = UNSET
+    compositionId: str | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+
+
+class CompositionEnd(_Event, tag="composition.end"):
+    kind: str | UnsetType = UNSET
+    compositionId: str | UnsetType = UNSET
+    name: str | UnsetType = UNSET
+    status: str | UnsetType = UNSET
+    durationMs: Number | UnsetType = UNSET
+
+
+class ForkBranch(_Event, tag="fork.branch"):
+    parentSubflowId: str | UnsetType = UNSET
+    childName: str | UnsetType = UNSET
+
+
+class DecisionBranch(_Event, tag="decision.branch"):
+    decider: str | UnsetType = UNSET
+    chosen: str | UnsetType = UNSET
+    rationale: Any = UNSET
+    isAgentInternal: bool | UnsetType = UNSET
+
+
+class LoopIteration(_Event, tag="loop.iteration"):
+    target: str | UnsetType = UNSET
+    iteration: Number | UnsetType = UNSET
+
+
+class Usage(Struct, omit_defaults=True):
+    input: Number = 0
+    output: Number = 0
+
+
+class LlmStart(_Event, tag="llm.start"):
+    model: Any = UNSET
+    provider: Any = UNSET
+    systemPromptChars: Number | UnsetType = UNSET
+    systemPromptText: Any = UNSET
+    messagesCount: Number | UnsetType = UNSET
+    toolsCount: Number | UnsetType = UNSET
+    tools: Raw | UnsetType = UNSET
+    actorArrow: str | UnsetType = UNSET
+
+
+class LlmEnd(_Event, tag="llm.end"):
+    content: Any = UNSET
+    toolCallCount: Number | UnsetType = UNSET
+    usage: Usage | UnsetType = UNSET
+    stopReason: Any = UNSET
+    actorArrow: str | UnsetType = UNSET
+
+
+class ToolStart(_Event, tag="tool.start"):
+    toolName: str | UnsetType = UNSET
+    toolCallId: str | UnsetType = UNSET
+    args: Raw | UnsetType = UNSET
+    notDispatched: Any = UNSET
+
+    @property
+    def dispatched(self) -> bool:
+        """recording.md §2.9: not dispatched iff the key is present and not null/false."""
+        nd = self.notDispatched
+        return nd is UNSET or nd is None or nd is False
+
+
+class ToolEnd(_Event, tag="tool.end"):
+    toolCallId: str | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET
+    durationMs: Number | UnsetType = UNSET
+    error: Any = UNSET
+    notDispatched: Any = UNSET
+
+    @property
+    def dispatched(self) -> bool:
+        nd = self.notDispatched
+        return nd is UNSET or nd is None or nd is False
+
+
+class ContextInjected(_Event, tag="context.injected"):
+    slot: str | UnsetType = UNSET
+    source: str | UnsetType = UNSET
+    sourceId: Any = UNSET
+    asRole: Any = UNSET
+    contentSummary: Any = UNSET
+    reason: Any = UNSET
+    sectionTag: Any = UNSET
+    upstreamRef: Any = UNSET
+    retrievalScore: Any = UNSET
+    rankPosition: Any = UNSET
+    budgetTokens: Any = UNSET
+    budgetFraction: Any = UNSET
+
+
+class OtherEvent(Struct, kw_only=True):
+    """An item kept but not understood: an unknown (newer) type, or a known type that failed
+    validation. ``problem`` is empty for unknown types and says what was wrong otherwise.
+    Analyses ignore these; output passes them through unchanged."""
+
+    type: str
+    problem: str = ""
+    runtimeStageId: Any = UNSET
+    commitIdxBefore: Any = UNSET
+
+    known: ClassVar[bool] = False
+
+
+KnownEvent = (
+    RunEntry
+    | RunExit
+    | SubflowEntry
+    | SubflowExit
+    | CompositionStart
+    | CompositionEnd
+    | ForkBranch
+    | DecisionBranch
+    | LoopIteration
+    | LlmStart
+    | LlmEnd
+    | ToolStart
+    | ToolEnd
+    | ContextInjected
+)
+
+DomainEvent = KnownEvent | OtherEvent
+
+KNOWN_TYPES: frozenset[str] = frozenset(
+    cls.__struct_config__.tag  # type: ignore[attr-defined]
+    for cls in KnownEvent.__args__  # type: ignore[attr-defined]
+)
+
+# The five fields a lean bundle drops (recording.md §3.1), in upstream order.
+CONTENT_FIELDS: tuple[str, ...] = ("payload", "args", "result", "content", "contentSummary")
+
+
+def raw_value(value: Raw | UnsetType) -> Any:
+    """Decode a lazily kept Raw field (``UNSET`` stays ``UNSET``)."""
+    if value is UNSET:
+        return UNSET
+    return msgspec.json.decode(value)  # type: ignore[arg-type]
