@@ -1,0 +1,162 @@
+"""Offline rebuild of the boundary index from a domain-event array (recording.md §4.4–4.5).
+
+Walks the events once in array order with a key → open-range map, reproducing the live
+recorder's index (run, subflow and composition ranges, replace-on-reopen, LIFO-free closing by
+key), and decides whether the recording has a commit axis at all (legacy detection).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from msgspec import UNSET
+
+from agentbisect.boundary.index import (
+    CommitRangeIndex,
+    CompositionLabel,
+    Label,
+    Position,
+    RunLabel,
+    SubflowLabel,
+    Token,
+)
+from agentbisect.schema.events import (
+    CompositionEnd,
+    CompositionStart,
+    DomainEvent,
+    OtherEvent,
+    RunEntry,
+    RunExit,
+    SubflowEntry,
+    SubflowExit,
+)
+
+ROOT_KEY = "__root__#0"
+_RANGE_TYPES = frozenset(
+    {
+        "run.entry",
+        "run.exit",
+        "subflow.entry",
+        "subflow.exit",
+        "composition.start",
+        "composition.end",
+    }
+)
+
+
+@dataclass
+class IndexBuild:
+    """The rebuilt index and everything the rebuild noticed on the way."""
+
+    index: CommitRangeIndex
+    legacy: bool = False
+    unpositioned: int = 0
+    unclosed: list[str] = field(default_factory=list)
+    reopened: list[str] = field(default_factory=list)
+    phantoms: int = 0
+    skipped: int = 0
+
+
+def _position(value: object) -> Position | None:
+    # JSON booleans are not positions (bool is an int subclass in Python).
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if (isinstance(value, float) and (not math.isfinite(value))) or value < 0:
+        return 0
+    return value
+
+
+def label_for(ev: RunEntry | SubflowEntry | CompositionStart) -> Label:
+    """The range label of an opening event (§4.2): a projection that never carries payload."""
+    path = ev.path
+    depth = ev.depth if ev.depth is not UNSET else len(path) - 1
+    ts = ev.ts if ev.ts is not UNSET else 0
+    rid = ev.runtimeStageId if isinstance(ev.runtimeStageId, str) else ""
+    if isinstance(ev, RunEntry):
+        return RunLabel(runtimeStageId=rid, subflowPath=path, depth=depth, ts=ts)  # type: ignore[arg-type]
+    if isinstance(ev, SubflowEntry):
+        return SubflowLabel(
+            runtimeStageId=rid,
+            subflowPath=path,
+            depth=depth,  # type: ignore[arg-type]
+            ts=ts,  # type: ignore[arg-type]
+            subflowId=ev.subflowId,  # type: ignore[arg-type]
+            localSubflowId=ev.localSubflowId if ev.localSubflowId is not UNSET else "",  # type: ignore[arg-type]
+            subflowName=ev.subflowName if ev.subflowName is not UNSET else "",  # type: ignore[arg-type]
+            description=ev.description,
+            primitiveKind=ev.primitiveKind,
+            slotKind=ev.slotKind,
+            isAgentInternal=ev.isAgentInternal if ev.isAgentInternal is not UNSET else False,
+        )
+    return CompositionLabel(
+        runtimeStageId=rid,
+        subflowPath=path,
+        depth=depth,  # type: ignore[arg-type]
+        ts=ts,  # type: ignore[arg-type]
+        compositionKind=ev.kind if ev.kind is not UNSET else "",  # type: ignore[arg-type]
+        compositionName=ev.name if ev.name is not UNSET else "",  # type: ignore[arg-type]
+    )
+
+
+def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBuild:
+    """Rebuild the index from ``events``; empty (and ``legacy``) when there is no commit axis."""
+    index = CommitRangeIndex()
+    build = IndexBuild(index)
+    open_by_key: dict[str, tuple[Token, str]] = {}
+    positions: list[Position] = []
+    openers = 0
+    for ev in events:
+        if isinstance(ev, OtherEvent):
+            if ev.type in _RANGE_TYPES and _position(ev.commitIdxBefore) is None:
+                build.unpositioned += 1
+            continue
+        if not isinstance(
+            ev, RunEntry | RunExit | SubflowEntry | SubflowExit | CompositionStart | CompositionEnd
+        ):
+            continue
+        pos = _position(ev.commitIdxBefore)
+        if pos is None:
+            build.unpositioned += 1
+            continue
+        if isinstance(ev, CompositionStart | CompositionEnd):
+            if not isinstance(ev.compositionId, str):
+                build.skipped += 1
+                continue
+            key = "composition:" + ev.compositionId
+        elif isinstance(ev, RunEntry | RunExit):
+            if not isinstance(ev.runtimeStageId, str):
+                build.skipped += 1
+                continue
+            key = ROOT_KEY
+        else:
+            # The live recorder drops subflow events without a subflowId (§2.3).
+            if not isinstance(ev.runtimeStageId, str) or not ev.subflowId:
+                build.skipped += 1
+                continue
+            key = ev.runtimeStageId
+        positions.append(pos)
+        if isinstance(ev, RunEntry | SubflowEntry | CompositionStart):
+            openers += 1
+            if key in open_by_key:
+                build.reopened.append(key)
+            token = index.open(label_for(ev), pos)
+            open_by_key[key] = (token, key)
+        else:
+            entry = open_by_key.pop(key, None)
+            if entry is not None:
+                index.close(entry[0], pos)
+    if (positions and all(p == 0 for p in positions) and (openers > 1 or not commit_log_empty)) or (
+        not positions and build.unpositioned
+    ):
+        build.legacy = True
+        index.clear()
+        build.reopened = []
+        return build
+    build.unclosed = [r.label.runtimeStageId for r in index.all() if not r.closed]
+    build.phantoms = sum(
+        1
+        for r in index.all()
+        if r.closed and r.endIdx < r.startIdx  # type: ignore[operator]
+    )
+    return build
