@@ -153,7 +153,9 @@ class Loaded:
 
     def commit_log_empty(self) -> bool:
         raw = self.commit_log_raw()
-        return raw is None or bytes(raw).strip() in (b"[]", b"null")
+        if raw is None or _raw_kind(raw) == b"n":
+            return True
+        return len(raw) < 64 and bytes(raw).replace(b" ", b"").strip() == b"[]"
 
 
 # --------------------------------------------------------------------------- reading bytes
@@ -219,8 +221,7 @@ def _decode(name: str, data: bytes | Raw, typ: Any, base: str) -> Any:
 
 
 def _is_object(raw: Raw) -> bool:
-    b = bytes(raw[:1]) if len(raw) else b""  # type: ignore[index]
-    return b == b"{"
+    return _raw_kind(raw) == b"{"
 
 
 # --------------------------------------------------------------------------- shapes
@@ -242,8 +243,10 @@ def _load_bytes(name: str, data: bytes, compressed: bool) -> Loaded:
     if head == b"[":
         loaded = Loaded(name, "boundary-row", compressed, len(data))
         _set_domain(loaded, data, "$", "array")
-        if loaded.domain is not None and loaded.domain.events and not any(
-            e.known for e in loaded.domain.events
+        if (
+            loaded.domain is not None
+            and loaded.domain.events
+            and not any(e.known for e in loaded.domain.events)
         ):
             raise InputError(name, "expected an array of domain events (items with a known type)")
         return loaded
@@ -350,13 +353,18 @@ def _recording(name: str, top: TopLevel, compressed: bool, size: int, base: str)
     if loaded.snapshot is not None:
         _set_boundary_from_snapshot(loaded, f"{base}.snapshot")
     else:
-        loaded.warn("snapshot-absent", "the recording has no snapshot: no commit log, no boundaries")
+        loaded.warn(
+            "snapshot-absent", "the recording has no snapshot: no commit log, no boundaries"
+        )
     _extensions(loaded, top)
     return loaded
 
 
-def _raw_kind(raw: Raw) -> bytes:
-    return bytes(raw).lstrip()[:1]
+def _raw_kind(raw: Raw | bytes) -> bytes:
+    """The first byte of a raw JSON value (its kind), without copying the value."""
+    view = memoryview(raw)
+    head = view[:64].tobytes().lstrip()
+    return head[:1] if head else bytes(view).lstrip()[:1]
 
 
 def _snapshot(loaded: Loaded, raw: Raw, path: str) -> Snapshot | None:

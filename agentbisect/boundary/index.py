@@ -73,7 +73,7 @@ class Token:
 
 
 class CommitRangeIndex:
-    """Ranges over the commit axis, queried by position (``enclosing``) or span (``overlapping``)."""
+    """Ranges over the commit axis, queried by position (``enclosing``) or span."""
 
     def __init__(self) -> None:
         self._starts: list[Position] = []
@@ -147,6 +147,10 @@ class CommitRangeIndex:
             return []
         starts, ends = self._vectors()
         return self._select((starts <= hi) & (ends >= lo))
+
+    def in_insertion_order(self) -> list[Range]:
+        """Every range in the order it was opened."""
+        return [self._range(i) for i in range(len(self._starts))]
 
     def all(self) -> list[Range]:
         """All ranges outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``."""

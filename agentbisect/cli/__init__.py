@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from agentbisect.cli.app import app
-
 # Importing a command module registers its command on `app`; one line per command.
 # fmt: off
+from agentbisect.cli import aggregate as _aggregate  # noqa: F401
+from agentbisect.cli import events as _events  # noqa: F401
+from agentbisect.cli.app import app
+
 # fmt: on
 
 __all__ = ["app", "main"]

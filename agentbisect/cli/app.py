@@ -32,7 +32,9 @@ state = _State()
 
 @app.callback()
 def _root(
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show tracebacks instead of one-line errors."
+    ),
 ) -> None:
     state.debug = debug
 

@@ -1,0 +1,161 @@
+"""Render rollups, the boundary index tree and the step strip as terminal tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec import UNSET
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
+from agentbisect.boundary.rollup import BoundaryAggregate, RunAggregate
+from agentbisect.boundary.strip import Stop
+from agentbisect.render.console import stdout_console
+from agentbisect.render.flags import print_flags
+from agentbisect.render.text import safe
+
+
+def _dur(value: Any) -> str:
+    return "" if value is UNSET else f"{value:,} ms" if isinstance(value, int) else str(value)
+
+
+def _is_zero(a: BoundaryAggregate) -> bool:
+    return not (a.llmCalls or a.toolCalls or a.iterations or a.tokens.input or a.tokens.output)
+
+
+def hidden_internal(aggs: list[BoundaryAggregate], internal_ids: set[str]) -> list[bool]:
+    """Which rollups the table hides without --all: agent-internal rows whose counts are all 0."""
+    return [a.runtimeStageId in internal_ids and _is_zero(a) for a in aggs]
+
+
+def rollup_table(
+    run_row: RunAggregate, aggs: list[BoundaryAggregate], hide: list[bool], show_all: bool
+) -> None:
+    con = stdout_console()
+    table = Table(title="Rollups", title_justify="left", pad_edge=False)
+    for name, just in (
+        ("label", "left"),
+        ("kind", "left"),
+        ("path", "left"),
+        ("LLM", "right"),
+        ("tools", "right"),
+        ("iter", "right"),
+        ("tok in", "right"),
+        ("tok out", "right"),
+        ("duration", "right"),
+    ):
+        table.add_column(name, justify=just, overflow="fold", no_wrap=just == "right")  # type: ignore[arg-type]
+    table.add_row(
+        Text("Run", style="bold"),
+        "run",
+        "",
+        str(run_row.llmCalls),
+        str(run_row.toolCalls),
+        str(run_row.iterations),
+        f"{run_row.tokens.input:,}",
+        f"{run_row.tokens.output:,}",
+        _dur(run_row.durationMs),
+        end_section=True,
+    )
+    shown = 0
+    for a, h in zip(aggs, hide, strict=True):
+        if h and not show_all:
+            continue
+        shown += 1
+        table.add_row(
+            safe(a.label),
+            safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
+            safe("/".join(a.subflowPath[1:])),
+            str(a.llmCalls),
+            str(a.toolCalls),
+            str(a.iterations),
+            f"{a.tokens.input:,}",
+            f"{a.tokens.output:,}",
+            _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+        )
+    con.print(table)
+    n_hidden = sum(hide) if not show_all else 0
+    if n_hidden:
+        con.print(
+            safe(
+                f"{n_hidden} agent-internal rollup(s) with all-zero counts hidden (--all shows them)"
+            ),
+            style="dim",
+        )
+    con.print(
+        safe(
+            "Rollups attribute events by stored subflow path (upstream rule): nested boundaries "
+            "count toward every ancestor; a top-level agent's calls appear only in the Run row."
+        ),
+        style="dim",
+    )
+
+
+def _range_text(r: Range) -> Text:
+    lab = r.label
+    end = "…open" if r.endIdx is UNSET else str(r.endIdx)
+    t = Text(f"[{r.startIdx}, {end}] ", style="cyan")
+    if isinstance(lab, CompositionLabel):
+        t.append(safe(f"{lab.compositionKind} {lab.compositionName}", "bold"))
+    elif isinstance(lab, SubflowLabel):
+        t.append(safe(lab.subflowName, "bold"))
+        tags = [x for x in (lab.primitiveKind, lab.slotKind) if isinstance(x, str)]
+        if lab.isAgentInternal is True:
+            tags.append("internal")
+        if tags:
+            t.append(safe(f" [{', '.join(tags)}]", "dim"))
+    else:
+        t.append("Run", style="bold")
+    t.append(safe(f"  {lab.runtimeStageId}", "dim"))
+    return t
+
+
+def index_tree(ranges: list[Range], parents: dict[str, str], max_rows: int | None) -> None:
+    """The index as an indented tree, nested by the strip's group parents.
+
+    Containment alone cannot nest it: inside a mounted composition every range is the same point
+    range, so the parent relation (who was open when a range opened) decides instead.
+    """
+    con = stdout_console()
+    root = Tree(Text(f"Boundary index — {len(ranges)} range(s)", style="bold"))
+    nodes: dict[str, Tree] = {}
+    for n, r in enumerate(ranges):
+        if max_rows is not None and n >= max_rows:
+            root.add(Text(f"… {len(ranges) - n} more (--all shows every range)", style="dim"))
+            break
+        rid = r.label.runtimeStageId
+        parent = nodes.get(parents.get(rid, ""), root)
+        node = parent.add(_range_text(r))
+        nodes.setdefault(rid, node)
+    con.print(root)
+
+
+def strip_table(stops: list[Stop]) -> None:
+    con = stdout_console()
+    if not stops:
+        con.print(safe("Step strip: empty (no boundary index)"), style="dim")
+        return
+    table = Table(title="Step strip", title_justify="left", pad_edge=False)
+    table.add_column("commit", justify="right")
+    table.add_column("stop")
+    table.add_column("stage", style="dim")
+    for s in stops:
+        label = Text("  " * s.depth)
+        label.append(safe(s.label, "bold" if s.kind == "group-start" else "italic"))
+        if s.coActiveGroupIds is not UNSET:
+            label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))  # type: ignore[arg-type]
+        table.add_row(safe(s.commitIdx), label, safe(s.runtimeStageId))
+    con.print(table)
+
+
+def flags_block(flags: list[Any]) -> None:
+    con = stdout_console()
+    if flags:
+        con.print(Text("What this recording cannot support:", style="bold"))
+        print_flags(con, flags)
+    else:
+        con.print(
+            Text("No evidence limits found (full content, commit axis present).", style="dim")
+        )

@@ -1,0 +1,147 @@
+"""Render the domain-event stream and the step graph: a rich table, or JSON Lines / JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from msgspec import UNSET, Raw
+from rich.table import Table
+
+from agentbisect.render.console import stdout_console, write_bytes, write_json
+from agentbisect.render.text import safe, shorten
+from agentbisect.schema.events import (
+    CompositionEnd,
+    CompositionStart,
+    ContextInjected,
+    DecisionBranch,
+    DomainEvent,
+    ForkBranch,
+    LlmEnd,
+    LlmStart,
+    LoopIteration,
+    OtherEvent,
+    RunEntry,
+    RunExit,
+    SubflowEntry,
+    SubflowExit,
+    ToolEnd,
+    ToolStart,
+)
+
+_WIDTH = 70
+
+
+def _raw_text(raw: Any) -> str:
+    if raw is UNSET:
+        return ""
+    data = memoryview(raw)[: _WIDTH * 4].tobytes() if isinstance(raw, Raw) else str(raw).encode()
+    return data.decode("utf-8", "replace")
+
+
+def summary(ev: DomainEvent, lean: bool) -> str:
+    """A short one-line description of what the event says."""
+    if isinstance(ev, RunEntry | RunExit):
+        return (
+            "payload " + _raw_text(ev.payload)
+            if ev.payload is not UNSET
+            else ("(lean: no payload)" if lean else "")
+        )
+    if isinstance(ev, SubflowEntry | SubflowExit):
+        tags = [t for t in (ev.primitiveKind, ev.slotKind) if isinstance(t, str)]
+        if ev.isAgentInternal is True:
+            tags.append("internal")
+        head = f"{ev.subflowName if ev.subflowName is not UNSET else ev.subflowId}"
+        return head + (f" [{', '.join(tags)}]" if tags else "")
+    if isinstance(ev, CompositionStart | CompositionEnd):
+        extra = f" {ev.status}" if isinstance(ev, CompositionEnd) and ev.status else ""
+        return f"{ev.kind} {ev.name!s}{extra}"
+    if isinstance(ev, ForkBranch):
+        return f"{ev.parentSubflowId} → {ev.childName}"
+    if isinstance(ev, DecisionBranch):
+        why = f" ({ev.rationale})" if isinstance(ev.rationale, str) and ev.rationale else ""
+        return f"{ev.decider} chose {ev.chosen}{why}"
+    if isinstance(ev, LoopIteration):
+        return f"back to {ev.target} (iteration {ev.iteration})"
+    if isinstance(ev, LlmStart):
+        return f"{ev.provider}/{ev.model} {ev.actorArrow if ev.actorArrow is not UNSET else ''}"
+    if isinstance(ev, LlmEnd):
+        usage = ev.usage
+        tok = f"{usage.input}→{usage.output} tok" if usage is not UNSET else "no usage"  # type: ignore[union-attr]
+        text = ev.content if isinstance(ev.content, str) else ""
+        return f"{tok} {ev.actorArrow if ev.actorArrow is not UNSET else ''} {text}".strip()
+    if isinstance(ev, ToolStart):
+        nd = "" if ev.dispatched else " [not dispatched]"
+        return f"{ev.toolName}({_raw_text(ev.args)}){nd}"
+    if isinstance(ev, ToolEnd):
+        err = " ERROR" if ev.error not in (UNSET, None, False) else ""
+        return f"{ev.toolCallId}{err} → {_raw_text(ev.result)}"
+    if isinstance(ev, ContextInjected):
+        body = ev.contentSummary if isinstance(ev.contentSummary, str) else ""
+        return f"{ev.slot}/{ev.source}: {body}"
+    if isinstance(ev, OtherEvent):
+        return ev.problem or "(type unknown to this afp; passed through)"
+    return ""
+
+
+def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str) -> None:
+    table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("commit", justify="right")
+    table.add_column("type")
+    table.add_column("stage")
+    table.add_column("path", style="dim")
+    table.add_column("summary", overflow="fold")
+    for i, ev in rows:
+        pos = getattr(ev, "commitIdxBefore", UNSET)
+        path = getattr(ev, "subflowPath", UNSET)
+        table.add_row(
+            str(i),
+            "" if pos is UNSET else safe(pos),
+            safe(ev.type if isinstance(ev, OtherEvent) else ev.__struct_config__.tag),  # type: ignore[attr-defined]
+            safe(getattr(ev, "runtimeStageId", "") or ""),
+            safe("/".join(path[1:]) if isinstance(path, list) else ""),
+            safe(shorten(summary(ev, lean), _WIDTH)),
+        )
+    stdout_console().print(table)
+
+
+def events_jsonl(raws: Iterable[Raw]) -> None:
+    # Pass each event through byte for byte: upstream field names, order and unknown fields.
+    write_bytes(b"".join(bytes(r) + b"\n" for r in raws))
+
+
+def step_graph_json(graph: dict[str, Any]) -> None:
+    write_json(graph)
+
+
+def step_graph_table(graph: dict[str, Any], lean: bool) -> None:
+    table = Table(title="Step graph", title_justify="left", pad_edge=False)
+    table.add_column("iter", justify="right")
+    table.add_column("kind")
+    table.add_column("label")
+    table.add_column("t (ms)", justify="right")
+    table.add_column("tokens", justify="right")
+    table.add_column("detail", overflow="fold")
+    for node in graph["nodes"]:
+        tokens = node.get("tokens")
+        detail = node.get("assistantText") or node.get("toolName") or ""
+        if lean and node["kind"] != "subflow" and not detail:
+            detail = "structure only (lean)"
+        inj = node.get("injections")
+        if inj:
+            detail = f"{len(inj)} injection(s) {detail}".strip()
+        end = node.get("endOffsetMs")
+        span = f"{node['startOffsetMs']}" + (f"–{end}" if end is not None else "")
+        table.add_row(
+            safe(node.get("iterationIndex", "")),
+            safe(node["kind"]),
+            safe(node["label"]),
+            safe(span),
+            safe(f"{tokens['in']}/{tokens['out']}" if tokens else ""),
+            safe(shorten(detail, _WIDTH)),
+        )
+    stdout_console().print(table)
+    stdout_console().print(
+        safe(f"{len(graph['nodes'])} nodes, {len(graph['edges'])} edges"), style="dim"
+    )

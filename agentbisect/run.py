@@ -1,0 +1,259 @@
+"""``Run``: the one in-memory model of a recording that every analysis reads.
+
+It holds the loaded parts and derives, on first use, the boundary index, groups, step strip, step
+graph and rollups. Everything the evidence cannot support is collected as honesty flags here, so
+that every renderer shows the same limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, Struct
+
+from agentbisect.boundary.graph import StepGraph, build_step_graph
+from agentbisect.boundary.index import CommitRangeIndex
+from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
+from agentbisect.boundary.rollup import (
+    BoundaryAggregate,
+    RunAggregate,
+    aggregate_all_boundaries,
+    aggregate_run,
+)
+from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
+from agentbisect.load import Loaded, load
+from agentbisect.schema.events import DomainEvent
+
+
+class HonestyFlag(Struct):
+    """A limit of the evidence: a stable kebab-case name and a sentence saying what it means."""
+
+    flag: str
+    note: str
+
+
+@dataclass
+class Run:
+    """A loaded recording plus everything derived from it (lazily)."""
+
+    loaded: Loaded
+    events: list[DomainEvent] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.events = self.loaded.domain.events if self.loaded.domain is not None else []
+
+    # ----------------------------------------------------------------- derived structures
+
+    @cached_property
+    def index_build(self) -> IndexBuild:
+        return rebuild_index(self.events, self.loaded.commit_log_empty())
+
+    @property
+    def index(self) -> CommitRangeIndex:
+        return self.index_build.index
+
+    @cached_property
+    def groups(self) -> list[Group]:
+        return build_groups(self.index)
+
+    def strip(self, drill: str | None = None) -> list[Stop]:
+        return build_strip(self.groups, drill)
+
+    @cached_property
+    def step_graph(self) -> StepGraph:
+        return build_step_graph(self.events)
+
+    @cached_property
+    def aggregates(self) -> list[BoundaryAggregate]:
+        return aggregate_all_boundaries(self.events)
+
+    @cached_property
+    def run_row(self) -> RunAggregate:
+        return aggregate_run(self.events)
+
+    @cached_property
+    def commit_count(self) -> int | None:
+        raw = self.loaded.commit_log_raw()
+        if raw is None:
+            return None
+        items = msgspec.json.decode(raw, type=list[msgspec.Raw] | None)
+        return 0 if items is None else len(items)
+
+    @cached_property
+    def run_ids(self) -> list[str]:
+        """Distinct typed-event run ids in first-seen order (consumer-emitted events excluded)."""
+        seen: dict[str, None] = {}
+        for ev in self.loaded.typed_events():
+            meta = ev.meta
+            if meta is UNSET:
+                continue
+            rid = meta.runId  # type: ignore[union-attr]
+            if isinstance(rid, str) and rid and rid != "consumer-scope":
+                seen.setdefault(rid, None)
+        return list(seen)
+
+    # ----------------------------------------------------------------- honesty
+
+    @cached_property
+    def flags(self) -> list[HonestyFlag]:
+        out = [HonestyFlag(w.flag, w.note) for w in self.loaded.warnings]
+        lo = self.loaded
+        build = self.index_build
+        if lo.domain is not None:
+            if build.legacy:
+                out.append(
+                    HonestyFlag(
+                        "commit-axis-absent",
+                        "recorded without commit tracking (every boundary position is 0): no "
+                        "boundary index and no step strip; this cannot be repaired",
+                    )
+                )
+            if build.unclosed:
+                out.append(
+                    HonestyFlag(
+                        "unclosed-ranges",
+                        f"{len(build.unclosed)} boundary range(s) never closed (crash, pause or a "
+                        "partial freeze): "
+                        + ", ".join(build.unclosed[:5])
+                        + (" …" if len(build.unclosed) > 5 else ""),
+                    )
+                )
+            if build.reopened:
+                out.append(
+                    HonestyFlag(
+                        "duplicate-range-keys",
+                        "a range was reopened under a key that was still open (nested "
+                        "sub-executor or id collision); the earlier one stays open: "
+                        + ", ".join(sorted(set(build.reopened))[:5]),
+                    )
+                )
+            if build.phantoms:
+                out.append(
+                    HonestyFlag(
+                        "phantom-ranges",
+                        f"{build.phantoms} range(s) end before they start (corrupt positions); "
+                        "listed but never enclosing anything",
+                    )
+                )
+            if build.unpositioned and not build.legacy:
+                out.append(
+                    HonestyFlag(
+                        "unpositioned-events",
+                        f"{build.unpositioned} boundary event(s) have no numeric commit position "
+                        "and were left out of the index",
+                    )
+                )
+            if build.skipped:
+                out.append(
+                    HonestyFlag(
+                        "unindexable-events",
+                        f"{build.skipped} boundary event(s) lack the id needed to pair them",
+                    )
+                )
+            if lo.mode == "lean":
+                out.append(
+                    HonestyFlag(
+                        "lean-no-content",
+                        "lean boundary bundle: structure only, no payloads, arguments, results or "
+                        "model output (not redaction: rationale, reason and system-prompt text "
+                        "survive)",
+                    )
+                )
+        malformed = self.step_graph.malformed if lo.domain is not None else 0
+        if malformed:
+            out.append(
+                HonestyFlag(
+                    "malformed-events",
+                    f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
+                    "without usage) and were skipped",
+                )
+            )
+        env = lo.envelope_run
+        if env is not None:
+            dropped = env.droppedEvents
+            if isinstance(dropped, int | float) and dropped > 0:
+                first = env.firstRetainedEventIndex
+                out.append(
+                    HonestyFlag(
+                        "events-dropped",
+                        f"the event cap dropped {dropped} typed event(s); the stream starts at "
+                        f"event {first if first is not UNSET else 'unknown'} (boundary row "
+                        "unaffected)",
+                    )
+                )
+            if env.complete is False:
+                out.append(
+                    HonestyFlag("run-incomplete", "the producer says the run was not complete")
+                )
+        if len(self.run_ids) > 1:
+            out.append(
+                HonestyFlag(
+                    "multiple-runs",
+                    f"typed events span {len(self.run_ids)} runs ({', '.join(self.run_ids[:4])}); "
+                    "the snapshot and boundary row hold only the last",
+                )
+            )
+        return _dedupe(out)
+
+    # ----------------------------------------------------------------- description
+
+    def source(self) -> dict[str, Any]:
+        """What was read, for ``--json`` output and ``--verbose``."""
+        lo = self.loaded
+        dom = lo.domain
+        out: dict[str, Any] = {
+            "file": lo.file,
+            "shape": lo.shape,
+            "shapeName": lo.shape_name,
+            "gzip": lo.compressed,
+            "bytes": lo.size,
+            "boundaries": lo.domain_source or "absent",
+            "mode": lo.mode if dom is not None else None,
+            "modeSource": lo.mode_source if dom is not None else None,
+            "commitAxis": "absent"
+            if (dom is not None and self.index_build.legacy)
+            else ("present" if dom is not None else "unknown"),
+            "counts": {
+                "domainEvents": len(self.events),
+                "typedEvents": len(lo.typed_events()),
+                "commits": self.commit_count,
+                "ranges": self.index.size,
+                "aggregates": len(self.aggregates),
+                "stepNodes": len(self.step_graph.nodes),
+                "unknownTypes": dom.unknown_types if dom else 0,
+                "malformed": dom.malformed if dom else 0,
+            },
+            "droppedEvents": "unknown",
+        }
+        if lo.boundary_row is not None and lo.boundary_row.id is not UNSET:
+            out["boundaryRowId"] = lo.boundary_row.id
+        env = lo.envelope_run
+        if env is not None:
+            out["droppedEvents"] = (
+                env.droppedEvents if env.droppedEvents is not UNSET else "unknown"
+            )
+            if env.firstRetainedEventIndex is not UNSET:
+                out["firstRetainedEventIndex"] = env.firstRetainedEventIndex
+            if env.complete is not UNSET:
+                out["complete"] = env.complete
+        if self.run_ids:
+            out["runIds"] = self.run_ids
+        return out
+
+
+def _dedupe(flags: list[HonestyFlag]) -> list[HonestyFlag]:
+    seen: set[str] = set()
+    out = []
+    for f in flags:
+        if f.flag not in seen:
+            seen.add(f.flag)
+            out.append(f)
+    return out
+
+
+def open_run(path: str) -> Run:
+    """Load ``path`` (or ``-``) and wrap it as a ``Run``."""
+    return Run(load(path))
