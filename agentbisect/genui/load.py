@@ -1,0 +1,156 @@
+"""Read genui rows from a file, ``-`` or gzip: a JSON array or JSON Lines of ``GenuiCallRow``.
+
+The happy path is one msgspec call over the whole buffer. Only when it fails do we go back and
+find the line of the first bad row, so that the error reads ``FILE:LINE: field: problem``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import sys
+import zlib
+from pathlib import Path
+
+import msgspec
+
+from agentbisect.errors import InputError
+from agentbisect.schema.genui import GenuiCallRow
+
+_ROW = msgspec.json.Decoder(GenuiCallRow)
+_ARRAY = msgspec.json.Decoder(list[GenuiCallRow])
+_RAW_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+WHAT = "genui rows (a JSON array or JSON Lines of GenuiCallRow objects)"
+
+
+def read_bytes(path: str) -> tuple[str, bytes]:
+    """``(display name, contents)`` of ``path`` (``-`` = stdin), gunzipped if it is gzip."""
+    if path == "-":
+        name = "<stdin>"
+        data = sys.stdin.buffer.read()
+    else:
+        name = path
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise InputError(name, "no such file") from None
+        except IsADirectoryError:
+            raise InputError(name, f"is a directory; expected a file of {WHAT}") from None
+        except OSError as exc:
+            raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
+    if data.startswith(_GZIP_MAGIC):  # by magic bytes, not by extension
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputError(name, f"corrupt gzip data ({exc})") from None
+    return name, data
+
+
+def _field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
+    """msgspec's ``problem - at `$[3].step``` → ``("step", "expected int, got str")``."""
+    text = str(error)
+    match = re.fullmatch(r"(?s)(.*?)(?: - at `\$([^`]*)`)?", text)
+    assert match is not None
+    problem, path = match.group(1), match.group(2) or ""
+    field = re.sub(r"^\[\d+\]", "", path).lstrip(".")
+    missing = re.fullmatch(r"Object missing required field `([^`]*)`", problem)
+    if missing:
+        return (f"{field}.{missing.group(1)}" if field else missing.group(1)), "missing"
+    if not field:
+        field = "row"
+    problem = problem.replace("`", "")
+    if problem.startswith("Expected datetime with a timezone component"):
+        problem = "naive timestamp: it needs Z or an offset such as +02:00"
+    elif problem.startswith("Invalid RFC3339 encoded datetime"):
+        problem = "not an RFC 3339 timestamp (e.g. 2026-07-20T10:00:01.000Z)"
+    elif problem.startswith("Invalid enum value"):
+        allowed = {
+            "outcome": '"ok" or "error"',
+            "validity": '"first_try", "retried" or "failed"',
+        }.get(field)
+        problem = "unknown value" + problem[len("Invalid enum value") :]
+        if allowed:
+            problem += f" (expected {allowed})"
+    elif field == "row" and problem.startswith("Expected object"):
+        problem = "expected a JSON object" + problem[len("Expected object") :]
+    return field, problem[:1].lower() + problem[1:]
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _decode_error(name: str, line: int, error: msgspec.DecodeError, hint: str = "") -> InputError:
+    problem = str(error).replace("JSON is malformed: ", "")
+    return InputError(f"{name}:{line}", f"not valid JSON: {problem}{hint}")
+
+
+def _locate_in_lines(name: str, data: bytes) -> InputError:
+    """The error of the first bad line of JSON Lines (only called once decoding has failed)."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not _NON_BLANK.search(line):
+            continue
+        try:
+            _ROW.decode(line)
+        except msgspec.ValidationError as exc:
+            field, problem = _field_and_problem(exc)
+            return InputError(f"{name}:{number}", f"{field}: {problem}")
+        except msgspec.DecodeError as exc:
+            hint = " (JSON Lines needs one complete row per line)"
+            return _decode_error(name, number, exc, hint)
+    return InputError(name, f"could not be read as {WHAT}")
+
+
+def _locate_in_array(name: str, data: bytes, error: msgspec.ValidationError) -> InputError:
+    """Map ``$[k].field`` of a failed array decode to the line of that row (and field)."""
+    field, problem = _field_and_problem(error)
+    match = re.search(r"at `\$\[(\d+)\]", str(error))
+    line = 1
+    if match:
+        k = int(match.group(1))
+        elements = _RAW_ARRAY.decode(data)  # well-formed: the failure was a validation error
+        pos = 0
+        for raw in elements[: k + 1]:
+            text = bytes(raw)
+            pos = data.find(text, pos)
+            start, pos = pos, pos + len(text)
+        key = data.find(b'"' + field.split(".")[0].encode() + b'"', start, pos)
+        line = _line_of(data, key if key >= 0 else start)
+    return InputError(f"{name}:{line}", f"{field}: {problem}")
+
+
+def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
+    """Decode a JSON array or JSON Lines of rows; the first non-blank byte decides (spec §1)."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    first = _NON_BLANK.search(data)
+    if first is None:
+        return []  # an empty file is zero rows, not an error
+    if b"\x00" in data[:4096]:
+        raise InputError(name, f"binary data; expected {WHAT} (or gzip of it)")
+    if data[first.start()] == ord("["):
+        try:
+            return _ARRAY.decode(data)
+        except msgspec.ValidationError as exc:
+            raise _locate_in_array(name, data, exc) from None
+        except msgspec.DecodeError as exc:
+            match = re.search(r"\(byte (\d+)\)", str(exc))
+            line = _line_of(data, int(match.group(1))) if match else 1
+            raise _decode_error(name, line, exc) from None
+    try:
+        return _ROW.decode_lines(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        raise _locate_in_lines(name, data) from None
+
+
+def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
+    """``(display name, rows)`` of a path, ``-`` or gzip."""
+    name, data = read_bytes(path)
+    return name, decode_rows(name, data)
+
+
+__all__ = ["decode_rows", "load_rows", "read_bytes"]
