@@ -1,0 +1,222 @@
+"""ECMAScript-compatible text primitives (bisect.md §4.3, §9.1, §9.3).
+
+Every text the localizer embeds is ``JSON.stringify`` output built by JavaScript, so the mock
+embedder only reproduces upstream scores when our strings are byte-identical: JS object key order,
+``Number::toString`` digits, JS string escaping (lone surrogates as ``\\udXXX``) and caps counted in
+UTF-16 code units. The same writer serializes reports (``--json``) so output compares with
+upstream's, and ``to_fixed`` reproduces ``Number.prototype.toFixed`` for the text rendering.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+__all__ = [
+    "ABSENT",
+    "Absent",
+    "cap_utf16",
+    "js_key_order",
+    "js_number",
+    "js_stringify",
+    "safe_stringify",
+    "to_fixed",
+    "utf16_len",
+]
+
+
+class Absent:
+    """The JS ``undefined``: a value that is not there (distinct from ``null``/``None``)."""
+
+    _inst: Absent | None = None
+
+    def __new__(cls) -> Absent:
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT = Absent()
+
+_MAX_ARRAY_INDEX = 2**32 - 1
+
+
+def _is_index_key(k: str) -> bool:
+    # Canonical decimal strings below 2**32 - 1 are "array index" keys: JS lists them first.
+    if not k or not k.isdigit() or not k.isascii():
+        return False
+    if len(k) > 1 and k[0] == "0":
+        return False
+    return int(k) < _MAX_ARRAY_INDEX
+
+
+def js_key_order(keys: list[str]) -> list[str]:
+    """Keys in JS own-property order: integer-like keys ascending first, then the rest as given."""
+    ints = [k for k in keys if _is_index_key(k)]
+    if not ints:
+        return keys
+    rest = [k for k in keys if not _is_index_key(k)]
+    ints.sort(key=int)
+    return ints + rest
+
+
+def js_number(x: int | float) -> str:
+    """ECMAScript ``Number::toString(x)`` (radix 10); NaN and infinities give ``null`` (JSON)."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, int):
+        if abs(x) < 2**53:
+            return str(x)
+        x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return "null"
+    if x == 0:
+        return "0"  # also -0
+    sign = "-" if x < 0 else ""
+    # repr gives the shortest round-trip digits; Decimal splits them into digits and exponent.
+    t = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, t.digits))
+    k = len(digits)
+    n = t.exponent + k  # type: ignore[operator]  # value = 0.d1d2..dk × 10^n
+    if k <= n <= 21:
+        s = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        s = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        s = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        es = ("+" if e >= 0 else "-") + str(abs(e))
+        s = digits + "e" + es if k == 1 else digits[0] + "." + digits[1:] + "e" + es
+    return sign + s
+
+
+_ESC = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+_NEEDS_ESC = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
+_SURR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _quote(s: str) -> str:
+    if not _NEEDS_ESC.search(s):
+        return '"' + s + '"'
+
+    def esc_one(ch: str) -> str:
+        e = _ESC.get(ch)
+        if e is not None:
+            return e
+        return f"\\u{ord(ch):04x}"
+
+    out = re.sub(r'["\\\x00-\x1f]', lambda m: esc_one(m.group()), s)
+
+    def surr(m: re.Match[str]) -> str:
+        g = m.group()
+        # A high+low pair held as two code points is a well-formed pair: written raw.
+        return g if len(g) == 2 else f"\\u{ord(g):04x}"
+
+    out = _SURR.sub(surr, out)
+    return '"' + out + '"'
+
+
+def js_stringify(v: Any) -> str:
+    """Compact ``JSON.stringify(v)`` for JSON-shaped Python values (dict/list/str/num/bool/None).
+
+    Object members whose value is ``ABSENT`` are dropped and list items that are ``ABSENT`` become
+    ``null``, as JS does with ``undefined``.
+    """
+    parts: list[str] = []
+    _write(v, parts)
+    return "".join(parts)
+
+
+def _write(v: Any, out: list[str]) -> None:
+    # An explicit stack would be safer for adversarial depth; values here come from commit
+    # bundles and reports, decoded under run_deep's raised recursion limit when deep.
+    if v is None:
+        out.append("null")
+    elif v is True:
+        out.append("true")
+    elif v is False:
+        out.append("false")
+    elif isinstance(v, str):
+        out.append(_quote(v))
+    elif isinstance(v, (int, float)):
+        out.append(js_number(v))
+    elif isinstance(v, dict):
+        out.append("{")
+        first = True
+        for k in js_key_order(list(v.keys())):
+            val = v[k]
+            if val is ABSENT:
+                continue
+            if not first:
+                out.append(",")
+            first = False
+            out.append(_quote(k))
+            out.append(":")
+            _write(val, out)
+        out.append("}")
+    elif isinstance(v, (list, tuple)):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            if item is ABSENT:
+                out.append("null")
+            else:
+                _write(item, out)
+        out.append("]")
+    elif v is ABSENT:
+        out.append("null")
+    else:
+        raise TypeError(f"cannot stringify {type(v).__name__}")
+
+
+def safe_stringify(v: Any) -> str:
+    """Upstream ``safeStringify``: absent → ``undefined``, else ``JSON.stringify``."""
+    if v is ABSENT:
+        return "undefined"
+    return js_stringify(v)
+
+
+def utf16_len(s: str) -> int:
+    """JS ``string.length``: UTF-16 code units."""
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def cap_utf16(s: str, max_chars: int) -> str:
+    """The first ``max_chars`` UTF-16 code units of ``s`` (a surrogate pair may be split)."""
+    if len(s) <= max_chars // 2:  # every code point is at most 2 units: cannot exceed
+        return s
+    b = s.encode("utf-16-le", "surrogatepass")
+    if len(b) <= 2 * max_chars:
+        return s
+    return b[: 2 * max_chars].decode("utf-16-le", "surrogatepass")
+
+
+def to_fixed(x: float, digits: int) -> str:
+    """``Number.prototype.toFixed``: the exact binary value rounded half-up (not half-even)."""
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    if abs(x) >= 1e21:
+        return js_number(x)
+    q = Decimal(x).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    s = format(q, "f")
+    if x == 0 or (s.startswith("-") and not (x < 0)):
+        s = s.lstrip("-")  # (-0).toFixed(3) is "0.000"
+    return s

@@ -1,0 +1,176 @@
+"""``localize``: the whole pipeline of bisect.md §0, from a recording to a ``ContextBugReport``.
+
+trigger (§2) → slice (§3) → D7 weights (§4) → path scores (§6.3) → classification and drafts
+(§6.1, §6.5) → semantic refinement (§6.6) → sort and cut (§6.7) → slice stats and honesty flags
+(§7, §9.1) → missing-context tier (§8.7) → ablation tier (§8.5) → report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from msgspec import UNSET
+
+from agentbisect.bisect.artifacts import Artifacts, ControlDep, artifacts_from_loaded
+from agentbisect.bisect.causal import (
+    MissingContext,
+    RerunOptions,
+    run_ablation_tier,
+    run_restoration,
+)
+from agentbisect.bisect.classify import ClassifyContext, Seed
+from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder
+from agentbisect.bisect.flags import baseline_unstable_flag, slice_flags, slice_stats
+from agentbisect.bisect.influence import score_influence, score_lexical_influence
+from agentbisect.bisect.paths import path_scores
+from agentbisect.bisect.report import ContextBugReport
+from agentbisect.bisect.slice import causal_chain
+from agentbisect.bisect.suspects import ScorerFn, build_drafts, rank, refine, to_suspect
+from agentbisect.bisect.texts import Texts
+from agentbisect.bisect.weigh import EdgeWeigher
+from agentbisect.errors import UsageError
+from agentbisect.load import Loaded
+
+__all__ = ["DEFAULTS", "TriggerError", "localize"]
+
+DEFAULTS = {"maxDepth": 12, "maxNodes": 80, "maxSuspects": 12, "maxTextChars": 2000}
+
+SCORERS: dict[str, ScorerFn] = {
+    "semantic-alignment": score_influence,
+    "lexical-overlap": score_lexical_influence,  # type: ignore[dict-item]
+}
+
+
+class TriggerError(UsageError):
+    """The trigger could not be resolved (§2). Messages carry upstream's tested phrases."""
+
+    def __init__(self, message: str, llm_call_ids: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.llm_call_ids = llm_call_ids or []
+
+
+@dataclass
+class _Trigger:
+    step: str
+    source: str
+    score: float | None = None
+
+
+def _resolve_trigger(
+    art: Artifacts,
+    at_step: str | None,
+    trigger: Callable[[Artifacts], str | None] | None,
+) -> _Trigger:
+    if at_step is not None:
+        t = _Trigger(at_step, "explicit")
+    elif trigger is not None:
+        step = trigger(art)
+        if not step:
+            raise TriggerError("localize: the custom trigger returned no trigger step")
+        t = _Trigger(step, "custom")
+    else:
+        low = art.quality_lowest
+        if low is None:
+            raise TriggerError(
+                "localize: no trigger step: pass --at-step or --at-llm, or record quality data "
+                "(a top-level `quality` map or a Quality recorder row)",
+                art.llm_call_ids,
+            )
+        t = _Trigger(low.runtimeStageId, "quality", low.score)
+    if t.step not in art.log.last_idx:
+        raise TriggerError(
+            f"localize: trigger step '{t.step}' is not in the commit log: name the "
+            "runtimeStageId of a step that committed (see snapshot.commitLog)",
+            art.llm_call_ids,
+        )
+    return t
+
+
+def localize(
+    source: Loaded | Artifacts,
+    *,
+    at_step: str | None = None,
+    trigger: Callable[[Artifacts], str | None] | None = None,
+    embedder: Embedder | None = None,
+    max_depth: int = DEFAULTS["maxDepth"],
+    max_nodes: int = DEFAULTS["maxNodes"],
+    max_suspects: int = DEFAULTS["maxSuspects"],
+    control_deps: Callable[[str], ControlDep | None] | None = None,
+    scorer: str | ScorerFn | None = None,
+    classify: Callable[[ClassifyContext], list[Seed] | None] | None = None,
+    shortlist: list[tuple[str, float]] | None = None,
+    rerun: RerunOptions | None = None,
+    missing_context: MissingContext | None = None,
+) -> ContextBugReport:
+    """Localize a contextual bug at a trigger step; correlational unless reruns are supplied."""
+    art = source if isinstance(source, Artifacts) else artifacts_from_loaded(source)
+    if control_deps is not None:
+        art.control_deps = control_deps
+    emb: Embedder = embedder if embedder is not None else EmbeddingCache(MockEmbedder())
+    if isinstance(scorer, str):
+        if scorer not in SCORERS:
+            raise UsageError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
+        ranked_by, scorer_fn = scorer, SCORERS[scorer]
+    elif scorer is None:
+        ranked_by, scorer_fn = "semantic-alignment", None
+    else:
+        ranked_by, scorer_fn = "custom", scorer
+
+    trig = _resolve_trigger(art, at_step, trigger)
+    log = art.log
+    llm_ids = set(art.llm_call_ids)
+    sl = causal_chain(log, trig.step, art.keys_read, max_depth, max_nodes, art.control_deps)
+    assert sl is not None  # the trigger is in the log
+    texts = Texts(log, DEFAULTS["maxTextChars"])
+    weigher = EdgeWeigher(texts, llm_ids, emb)
+    weigher.prime(sl.nodes)
+    weigher.stamp(sl.nodes)
+
+    info = path_scores(sl, log.last_idx)
+    drafts = build_drafts(sl, info, log, classify)
+    refine(drafts, sl.root.runtimeStageId, texts, llm_ids, emb, scorer_fn)
+    suspects = rank([to_suspect(d) for d in drafts], max_suspects, shortlist)
+
+    stats = slice_stats(sl, max_depth, max_nodes)
+    flags = slice_flags(
+        stats,
+        has_control_deps=art.control_deps is not None,
+        has_read_tracking=art.has_read_tracking,
+        llm_ids=art.llm_call_ids,
+    )
+
+    dropped: Any = UNSET
+    restoration_baseline: Any = UNSET
+    any_restoration_verdict = False
+    if missing_context is not None:
+        cands, rb = run_restoration(missing_context, emb)
+        dropped = cands
+        if rb is not None:
+            restoration_baseline = rb
+        any_restoration_verdict = any(c.verdict is not UNSET for c in cands)
+
+    baseline: Any = UNSET
+    if rerun is not None:
+        baseline = run_ablation_tier(suspects, rerun, emb)
+        if baseline.flips > 0:
+            flags.append(baseline_unstable_flag(baseline, restoration=False))
+    if restoration_baseline is not UNSET and restoration_baseline.flips > 0:
+        flags.append(baseline_unstable_flag(restoration_baseline, restoration=True))
+
+    mode = "causal" if rerun is not None or any_restoration_verdict else "correlational"
+    return ContextBugReport(
+        step=trig.step,
+        stepName=sl.root.stageName if sl.root.stageName is not None else UNSET,
+        triggerSource=trig.source,
+        triggerScore=trig.score if trig.source == "quality" and trig.score is not None else UNSET,
+        mode=mode,
+        rankedBy=ranked_by,
+        suspects=suspects,
+        dropped=dropped,
+        sliceStats=stats,
+        honestyFlags=flags,
+        baseline=baseline,
+        restorationBaseline=restoration_baseline,
+    )

@@ -1,0 +1,69 @@
+"""Structural scores, the single-pass max-product path (bisect.md §6.3), and evidence paths
+(§6.4).
+
+The single pass visits nodes by last commit index, descending, and is order-dependent on purpose:
+a parent that commits again after its child is visited before it has a score and passes nothing
+on. Upstream does exactly this, so we do too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from msgspec import UNSET
+
+from agentbisect.bisect.report import EdgePathStep
+from agentbisect.bisect.slice import CausalNode, Slice
+
+__all__ = ["PathInfo", "edge_path", "path_scores"]
+
+
+@dataclass
+class PathInfo:
+    score: float
+    via: tuple[CausalNode, str, str | None, float] | None  # (child, kind, key, weight)
+
+
+def path_scores(sl: Slice, last_idx: dict[str, int]) -> dict[str, PathInfo]:
+    info: dict[str, PathInfo] = {sl.root.runtimeStageId: PathInfo(1.0, None)}
+    order = sorted(sl.nodes, key=lambda n: -last_idx[n.runtimeStageId])
+    for node in order:
+        mine = info.get(node.runtimeStageId)
+        if mine is None:
+            continue
+        for e in node.parentEdges:
+            cand = mine.score * e.weight
+            pid = e.parent.runtimeStageId
+            cur = info.get(pid)
+            if cur is None or cand > cur.score:
+                info[pid] = PathInfo(cand, (node, e.kind, e.key, e.weight))
+    return info
+
+
+def edge_path(node: CausalNode, info: dict[str, PathInfo], root_id: str) -> list[EdgePathStep]:
+    """Hops from the trigger to ``node`` following ``via`` (trigger first, suspect last)."""
+    hops: list[EdgePathStep] = []
+    cur = node
+    guard = 0
+    while cur.runtimeStageId != root_id:
+        pi = info[cur.runtimeStageId]
+        if pi.via is None:
+            break
+        child, kind, key, weight = pi.via
+        hops.append(
+            EdgePathStep(
+                from_=child.runtimeStageId,
+                fromName=child.stageName if child.stageName is not None else UNSET,
+                to=cur.runtimeStageId,
+                toName=cur.stageName if cur.stageName is not None else UNSET,
+                kind=kind,
+                key=key if key is not None else UNSET,
+                weight=weight,
+            )
+        )
+        cur = child
+        guard += 1
+        if guard > len(info) + 1:  # a via cycle cannot happen; never loop forever on a bug
+            break
+    hops.reverse()
+    return hops

@@ -1,0 +1,199 @@
+"""The ``ContextBugReport`` as msgspec Structs (bisect.md §9.1).
+
+Field order is the JSON key order. Optional keys default to ``UNSET`` so they stay absent; ``0``
+and ``[]`` are real values and are always written. ``report_json`` writes a report with the
+ECMAScript number rules (§4.3), so ``--json`` output compares byte for byte with upstream's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from agentbisect.bisect.jsjson import js_stringify
+
+__all__ = [
+    "AblationRunStats",
+    "AblationSpec",
+    "AblationVerdict",
+    "ContextBugReport",
+    "CostStats",
+    "CostVerdict",
+    "CulpritsResult",
+    "EdgePathStep",
+    "HonestyFlag",
+    "NumRange",
+    "RestoredCandidate",
+    "SimilarityStats",
+    "SliceStats",
+    "Suspect",
+    "SuspectDetail",
+    "Truncated",
+    "report_json",
+    "to_builtins",
+]
+
+Num = int | float
+
+
+class EdgePathStep(Struct, kw_only=True):
+    # "from" is a Python keyword: the attribute is from_, renamed on the wire.
+    from_: str = msgspec.field(name="from")
+    fromName: str | UnsetType = UNSET
+    to: str
+    toName: str | UnsetType = UNSET
+    kind: str
+    key: str | UnsetType = UNSET
+    weight: Num
+
+
+class SuspectDetail(Struct, kw_only=True):
+    toolName: str | UnsetType = UNSET
+    injectionId: str | UnsetType = UNSET
+    flavor: str | UnsetType = UNSET
+    text: str | UnsetType = UNSET
+    valueBasis: list[Any] | UnsetType = UNSET
+
+
+class AblationSpec(Struct, kw_only=True):
+    kind: str
+    ignoredTools: list[str] | UnsetType = UNSET
+    excludeInjectionIds: list[str] | UnsetType = UNSET
+    excludeMemoryIds: list[str] | UnsetType = UNSET
+    source: str | UnsetType = UNSET
+    note: str | UnsetType = UNSET
+
+
+class SimilarityStats(Struct, kw_only=True):
+    mean: Num
+    min: Num
+    max: Num
+    stdev: Num
+
+
+class NumRange(Struct, kw_only=True):
+    median: Num
+    min: Num
+    max: Num
+
+
+class CostStats(Struct, kw_only=True):
+    samples: int
+    loops: NumRange | UnsetType = UNSET
+    tokens: NumRange | UnsetType = UNSET
+
+
+class AblationRunStats(Struct, kw_only=True):
+    samples: int
+    flips: int
+    similarity: SimilarityStats
+    cost: CostStats | UnsetType = UNSET
+
+
+class AblationVerdict(Struct, kw_only=True):
+    verdict: str  # confirmed | not-confirmed | inconclusive
+    claim: str
+
+
+class CostVerdict(Struct, kw_only=True):
+    reducedCostOnRemoval: bool
+    loopsSaved: Num
+    tokensSaved: Num
+    stable: bool
+
+
+class Suspect(Struct, kw_only=True):
+    source: str
+    stageName: str | UnsetType = UNSET
+    kind: str
+    detail: SuspectDetail | UnsetType = UNSET
+    score: Num
+    structuralScore: Num
+    semanticScore: Num | UnsetType = UNSET
+    hasContentEvidence: bool
+    edgePath: list[EdgePathStep]
+    ablation: AblationSpec | UnsetType = UNSET
+    runs: AblationRunStats | UnsetType = UNSET
+    verdict: AblationVerdict | UnsetType = UNSET
+    cost: CostVerdict | UnsetType = UNSET
+
+
+class RestoredCandidate(Struct, kw_only=True):
+    id: str
+    content: Any = UNSET
+    runs: AblationRunStats | UnsetType = UNSET
+    verdict: AblationVerdict | UnsetType = UNSET
+
+
+class Truncated(Struct, kw_only=True):
+    byDepth: bool
+    byNodes: bool
+
+
+class SliceStats(Struct, kw_only=True):
+    nodes: int
+    dataEdges: int
+    controlEdges: int
+    weightedEdges: int
+    incompleteNodes: int
+    maxDepth: int
+    maxNodes: int
+    truncated: Truncated | UnsetType = UNSET
+
+
+class HonestyFlag(Struct, kw_only=True):
+    flag: str
+    note: str
+
+
+class CulpritProbe(Struct, kw_only=True):
+    ablated: list[str]
+    stats: AblationRunStats
+    flipped: bool
+
+
+class CulpritRef(Struct, kw_only=True):
+    label: str
+    source: str
+    kind: str
+
+
+class CulpritsResult(Struct, kw_only=True):
+    """``bisectCulprits`` result. agentbisect extension: carried on the report as ``culprits``
+    (after every upstream key) only when ``--culprits`` was asked for."""
+
+    verdict: str  # confirmed | not-reproducible | inconclusive
+    culprits: list[list[CulpritRef]]
+    probes: list[CulpritProbe]
+    runsUsed: int
+
+
+class ContextBugReport(Struct, kw_only=True):
+    step: str
+    stepName: str | UnsetType = UNSET
+    triggerSource: str
+    triggerScore: Num | UnsetType = UNSET
+    mode: str
+    rankedBy: str
+    suspects: list[Suspect]
+    dropped: list[RestoredCandidate] | UnsetType = UNSET
+    sliceStats: SliceStats
+    honestyFlags: list[HonestyFlag]
+    baseline: AblationRunStats | UnsetType = UNSET
+    restorationBaseline: AblationRunStats | UnsetType = UNSET
+    culprits: CulpritsResult | UnsetType = UNSET
+
+
+def to_builtins(obj: Any) -> Any:
+    """Dicts/lists in declared key order, absent fields dropped, floats kept as floats."""
+    return msgspec.to_builtins(obj)
+
+
+def report_json(report: ContextBugReport, *, indent: int = 0) -> str:
+    """The report as JSON text with JS number formatting (``score: 1``, ``1e-7``)."""
+    text = js_stringify(to_builtins(report))
+    if indent:
+        return msgspec.json.format(text.encode(), indent=indent).decode()
+    return text
