@@ -239,14 +239,15 @@ def load_bytes(data: bytes, name: str = "<bytes>") -> Loaded:
 
 
 def _load_bytes(name: str, data: bytes, compressed: bool) -> Loaded:
-    head = data.lstrip()[:1]
+    head = _raw_kind(data)
     if head == b"[":
         loaded = Loaded(name, "boundary-row", compressed, len(data))
         _set_domain(loaded, data, "$", "array")
+        dom = loaded.domain
         if (
-            loaded.domain is not None
-            and loaded.domain.events
-            and not any(e.known for e in loaded.domain.events)
+            dom is not None
+            and (dom.events or dom.non_objects)
+            and not any(e.known for e in dom.events)
         ):
             raise InputError(name, "expected an array of domain events (items with a known type)")
         return loaded

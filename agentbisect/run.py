@@ -59,7 +59,7 @@ class Run:
     def groups(self) -> list[Group]:
         return build_groups(self.index)
 
-    def strip(self, drill: str | None = None) -> list[Stop]:
+    def step_strip(self, drill: str | None = None) -> list[Stop]:
         return build_strip(self.groups, drill)
 
     @cached_property

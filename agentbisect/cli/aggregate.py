@@ -51,7 +51,7 @@ def aggregate(
             "run": run.run_row,
             "aggregates": run.aggregates,
             "index": run.index.all(),
-            "strip": run.strip(drill),
+            "strip": run.step_strip(drill),
             "honestyFlags": run.flags,
         }
         write_json(doc)
@@ -68,5 +68,5 @@ def aggregate(
         g.runtimeGroupId: g.parentGroupId for g in run.groups if isinstance(g.parentGroupId, str)
     }
     index_tree(ranges, parents, None if show_all else 60)
-    strip_table(run.strip(drill))
+    strip_table(run.step_strip(drill))
     flags_block(run.flags)
