@@ -1,0 +1,151 @@
+"""``formatContextBugReport``: the plain-text rendering of bisect.md §9.3, line for line.
+
+Structural tokens, separators and number formats (JS ``toFixed``, ``Number::toString``) are the
+contract; the fixed sentences are our own words.
+"""
+
+from __future__ import annotations
+
+from msgspec import UNSET
+
+from agentbisect.bisect.ablation import suspect_label
+from agentbisect.bisect.causal import classify_suspect
+from agentbisect.bisect.jsjson import js_number, to_fixed
+from agentbisect.bisect.report import AblationRunStats, ContextBugReport, EdgePathStep, Suspect
+
+__all__ = ["format_report", "hop_text", "score_text"]
+
+MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
+MODE_CORRELATIONAL = (
+    "mode: CORRELATIONAL — ranking only; every score is an embedding-geometry proxy; "
+    "no causal claim is made"
+)
+FOOTER = (
+    "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
+    "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
+)
+
+
+def f3(x: float) -> str:
+    return to_fixed(x, 3)
+
+
+def hop_text(h: EdgePathStep) -> str:
+    key = h.key if h.key is not UNSET else None
+    if h.kind == "control":
+        link = f"[control: {key}]" if key else "[control]"
+    else:
+        link = key if key is not None else "data"
+    w = f" {f3(h.weight)}" if h.weight != 1 else ""
+    return f"←({link}{w})— {h.to}"
+
+
+def score_text(s: Suspect) -> str:
+    if s.semanticScore is not UNSET:
+        return (
+            f"{f3(s.score)} (path {f3(s.structuralScore)} × content "
+            f"{f3(s.semanticScore)})"  # type: ignore[arg-type]
+        )
+    return f"{f3(s.score)} (path only — no content signal, so the score is an upper bound)"
+
+
+def _runs_line(r: AblationRunStats, restore: bool = False) -> str:
+    sim = r.similarity
+    if restore:
+        return (
+            f"    runs: {r.flips}/{r.samples} flipped on restore · similarity to original "
+            f"{f3(sim.mean)} ± {f3(sim.stdev)}"
+        )
+    return (
+        f"    runs: {r.flips}/{r.samples} flipped · similarity to original {f3(sim.mean)} ± "
+        f"{f3(sim.stdev)} [{f3(sim.min)}, {f3(sim.max)}]"
+    )
+
+
+def _cost_line(s: Suspect) -> str:
+    c = s.cost
+    if c.reducedCostOnRemoval:  # type: ignore[union-attr]
+        body = (
+            f"REDUCED on removal — −{js_number(c.loopsSaved)} loop(s), "  # type: ignore[union-attr]
+            f"−{js_number(c.tokensSaved)} tok (beats placebo, stable)"  # type: ignore[union-attr]
+        )
+    else:
+        ls = c.loopsSaved  # type: ignore[union-attr]
+        sign = "−" if ls >= 0 else "+"
+        body = f"no cost effect (loops {sign}{js_number(abs(ls))}"
+        if not c.stable:  # type: ignore[union-attr]
+            body += "; no placebo band or unstable"
+        body += ")"
+    return f"    cost: {body} → class: {classify_suspect(s)}"
+
+
+def _baseline(name: str, b: AblationRunStats) -> str:
+    return (
+        f"baseline ({name}): {b.flips}/{b.samples} flipped · similarity "
+        f"{f3(b.similarity.mean)} ± {f3(b.similarity.stdev)}"
+    )
+
+
+def format_report(r: ContextBugReport) -> str:
+    lines: list[str] = []
+    trig = r.triggerSource
+    if r.triggerScore is not UNSET:
+        trig += f", score {to_fixed(r.triggerScore, 2)}"  # type: ignore[arg-type]
+    step_name = r.stepName if r.stepName is not UNSET else "undefined"
+    lines.append(f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})')
+    causal = r.mode == "causal"
+    mode = MODE_CAUSAL if causal else MODE_CORRELATIONAL
+    if r.rankedBy:
+        mode += f" — ranked by {r.rankedBy}"
+    lines.append(mode)
+    st = r.sliceStats
+    lines.append(
+        f"slice: {st.nodes} nodes · {st.dataEdges} data edges · {st.controlEdges} control edges · "
+        f"{st.weightedEdges} influence-weighted"
+    )
+    lines.append("")
+    lines.append(f"SUSPECTS ({len(r.suspects)}, ranked by correlational proxy score):")
+    for i, s in enumerate(r.suspects):
+        name = s.stageName if s.stageName is not UNSET else "undefined"
+        lines.append(
+            f'{i + 1:>2}. [{suspect_label(s)}] at {s.source} "{name}" — score {score_text(s)}'
+        )
+        if s.edgePath:
+            lines.append(
+                f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
+            )
+        if s.verdict is not UNSET and s.runs is not UNSET:
+            lines.append(f"    verdict: {s.verdict.claim}")  # type: ignore[union-attr]
+            lines.append(_runs_line(s.runs))  # type: ignore[arg-type]
+            if s.cost is not UNSET:
+                lines.append(_cost_line(s))
+        elif not causal:
+            lines.append(
+                "    verdict: (none — correlational ranking only; supply an AblationRunner to "
+                "test causally)"
+            )
+    if r.dropped is not UNSET and r.dropped:
+        lines.append("")
+        lines.append(
+            f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):"  # type: ignore[arg-type]
+        )
+        for i, c in enumerate(r.dropped):  # type: ignore[arg-type]
+            lines.append(f"{i + 1:>2}. [dropped '{c.id}']")
+            if c.verdict is not UNSET and c.runs is not UNSET:
+                lines.append(f"    verdict: {c.verdict.claim}")  # type: ignore[union-attr]
+                lines.append(_runs_line(c.runs, restore=True))  # type: ignore[arg-type]
+            else:
+                lines.append("    verdict: (none — candidate only; supply a restoration runner)")
+    if r.baseline is not UNSET:
+        lines.append("")
+        lines.append(_baseline("no ablation", r.baseline))  # type: ignore[arg-type]
+    if r.restorationBaseline is not UNSET:
+        lines.append(_baseline("no restoration", r.restorationBaseline))  # type: ignore[arg-type]
+    if r.honestyFlags:
+        lines.append("")
+        lines.append("HONESTY:")
+        for fl in r.honestyFlags:
+            lines.append(f"⚠ [{fl.flag}] {fl.note}")
+    lines.append("")
+    lines.append(FOOTER)
+    return "\n".join(lines)

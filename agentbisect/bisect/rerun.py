@@ -1,0 +1,197 @@
+"""The rerun protocol of ``afp bisect --rerun CMD`` (bisect.md §8.1, the issue's protocol).
+
+Every (probe, seed) runs CMD once as an argv list (no shell) in its own session, writes one JSON
+object ``{"specs"|"restore": [...], "seed": n, "step": ..., "probe": ...}`` to its stdin and reads
+its stdout: ``{"output": str, "cost"?: {"loops"?, "tokens"?}}`` or plain text. A failure, a timeout
+or an unreadable answer stops everything with ``ExternalCommandFailed`` (exit 3), and every process
+group still alive is killed, so no rerun outlives ``afp``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from agentbisect.bisect.causal import RunResult
+from agentbisect.bisect.jsjson import js_stringify
+from agentbisect.errors import ExternalCommandFailed
+
+__all__ = ["CommandRunner", "parse_answer"]
+
+_TAIL_LINES = 15
+_TAIL_CHARS = 1500
+
+
+def _tail(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").rstrip()
+    if not text:
+        return "(stderr was empty)"
+    lines = text.splitlines()[-_TAIL_LINES:]
+    out = "\n".join(lines)
+    return out[-_TAIL_CHARS:]
+
+
+def parse_answer(stdout: bytes) -> RunResult:
+    """Read one rerun's stdout. Raises ``ValueError`` with a reason when it is unusable."""
+    try:
+        text = stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("printed bytes that are not UTF-8 text") from None
+    stripped = text.strip()
+    if not stripped:
+        raise ValueError('printed nothing (expected {"output": ...} or the answer as plain text)')
+    if stripped[0] in "{[":
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"printed malformed JSON ({exc.msg} at char {exc.pos})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("output"), str):
+            raise ValueError(
+                'printed JSON of the wrong shape: expected {"output": string, '
+                '"cost"?: {"loops"?: number, "tokens"?: number}}'
+            )
+        cost = obj.get("cost")
+        loops = tokens = None
+        if cost is not None:
+            if not isinstance(cost, dict):
+                raise ValueError('printed JSON of the wrong shape: "cost" must be an object')
+            for name in ("loops", "tokens"):
+                v = cost.get(name)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    raise ValueError(
+                        f'printed JSON of the wrong shape: "cost.{name}" must be a number'
+                    )
+            loops, tokens = cost.get("loops"), cost.get("tokens")
+        return RunResult(obj["output"], loops, tokens)
+    # plain text: the answer as printed, minus the line terminator `echo`/`print` add
+    if text.endswith("\r\n"):
+        text = text[:-2]
+    elif text.endswith("\n"):
+        text = text[:-1]
+    return RunResult(text)
+
+
+class CommandRunner:
+    """A ``ProbeRunner`` that runs the user's command once per seed."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        step: str,
+        *,
+        timeout: float | None = None,
+        jobs: int = 1,
+        on_call: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.argv = argv
+        self.step = step
+        self.timeout = timeout
+        self.jobs = max(1, jobs)
+        self.on_call = on_call
+        self.calls = 0
+        self._live: dict[int, subprocess.Popen[bytes]] = {}
+        self._lock = threading.Lock()
+
+    # -- process handling
+
+    def _kill_group(self, proc: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            procs = list(self._live.values())
+        for p in procs:
+            self._kill_group(p)
+
+    def _fail(self, probe: str, seed: int, why: str, stderr: bytes = b"") -> ExternalCommandFailed:
+        cmd = " ".join(self.argv)
+        return ExternalCommandFailed(
+            f"rerun command {cmd!r} failed for probe {probe!r}, seed {seed}: {why}\n"
+            f"stderr tail:\n{_tail(stderr)}"
+        )
+
+    def run_one(self, payload: dict[str, Any], seed: int, probe: str) -> RunResult:
+        msg = dict(payload)
+        msg.update(seed=seed, step=self.step, probe=probe)
+        data = (js_stringify(msg) + "\n").encode("utf-8", "surrogatepass")
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group: killpg reaches every child
+            )
+        except (FileNotFoundError, PermissionError, OSError) as exc:
+            raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
+        with self._lock:
+            self._live[proc.pid] = proc
+        try:
+            try:
+                out, err = proc.communicate(data, timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                self._kill_group(proc)
+                try:
+                    out, err = proc.communicate(timeout=5)
+                except subprocess.TimeoutExpired:
+                    out, err = b"", b""
+                raise self._fail(
+                    probe, seed, f"timed out after {self.timeout:g} s (process group killed)", err
+                ) from None
+            finally:
+                # Anything the command left running in its group goes too: no orphans.
+                self._kill_group(proc)
+            if proc.returncode != 0:
+                how = (
+                    f"killed by signal {-proc.returncode}"
+                    if proc.returncode < 0
+                    else f"exited with status {proc.returncode}"
+                )
+                raise self._fail(probe, seed, how, err)
+            try:
+                result = parse_answer(out)
+            except ValueError as exc:
+                raise self._fail(probe, seed, str(exc), err) from None
+        finally:
+            with self._lock:
+                self._live.pop(proc.pid, None)
+            if proc.poll() is None:
+                self._kill_group(proc)
+                proc.wait()
+        with self._lock:
+            self.calls += 1
+        if self.on_call is not None:
+            self.on_call(probe, seed)
+        return result
+
+    def __call__(self, payload: dict[str, Any], seeds: list[int], probe: str) -> list[RunResult]:
+        if self.jobs == 1 or len(seeds) == 1:
+            try:
+                return [self.run_one(payload, s, probe) for s in seeds]
+            except BaseException:
+                self.kill_all()
+                raise
+        pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(seeds)))
+        futures: list[Future[RunResult]] = []
+        try:
+            futures = [pool.submit(self.run_one, payload, s, probe) for s in seeds]
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+            for f in futures:  # results are always taken in seed order
+                if f in done and f.exception() is not None:
+                    raise f.exception()  # type: ignore[misc]
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            self.kill_all()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
