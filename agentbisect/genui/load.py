@@ -50,7 +50,7 @@ def read_bytes(path: str) -> tuple[str, bytes]:
     return name, data
 
 
-def _field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
+def field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
     """msgspec's ``problem - at `$[3].step``` → ``("step", "expected int, got str")``."""
     text = str(error)
     match = re.fullmatch(r"(?s)(.*?)(?: - at `\$([^`]*)`)?", text)
@@ -97,7 +97,7 @@ def _locate_in_lines(name: str, data: bytes) -> InputError:
         try:
             _ROW.decode(line)
         except msgspec.ValidationError as exc:
-            field, problem = _field_and_problem(exc)
+            field, problem = field_and_problem(exc)
             return InputError(f"{name}:{number}", f"{field}: {problem}")
         except msgspec.DecodeError as exc:
             hint = " (JSON Lines needs one complete row per line)"
@@ -107,7 +107,7 @@ def _locate_in_lines(name: str, data: bytes) -> InputError:
 
 def _locate_in_array(name: str, data: bytes, error: msgspec.ValidationError) -> InputError:
     """Map ``$[k].field`` of a failed array decode to the line of that row (and field)."""
-    field, problem = _field_and_problem(error)
+    field, problem = field_and_problem(error)
     match = re.search(r"at `\$\[(\d+)\]", str(error))
     line = 1
     if match:
@@ -153,4 +153,4 @@ def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
     return name, decode_rows(name, data)
 
 
-__all__ = ["decode_rows", "load_rows", "read_bytes"]
+__all__ = ["decode_rows", "field_and_problem", "load_rows", "read_bytes"]

@@ -1,0 +1,198 @@
+"""Read genui rows from a database: ``--db sqlite:///path.db`` or ``--db postgresql://…``.
+
+Columns map to row fields by name, camelCase or snake_case, case-insensitively (PostgreSQL folds
+unquoted identifiers to lower case). We select the mapped columns in the row Struct's field order
+(NULL for absent optional fields) so each cursor tuple converts positionally, in C, into the typed
+row — the same validation the file path gets.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+import msgspec
+
+from agentbisect.errors import InputError, UsageError
+from agentbisect.genui.load import field_and_problem
+from agentbisect.schema.genui import REQUIRED_ROW_FIELDS, ROW_FIELDS, GenuiCallRowTuple
+
+DEFAULT_TABLE = "genui_calls"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?")
+_ROWS = list[GenuiCallRowTuple]
+# PostgreSQL type OIDs that need a cast so they convert like their JSON counterparts.
+_PG_TIMESTAMP = 1114  # timestamp without time zone: read as UTC (see _pg_expression)
+_PG_NUMERIC = 1700  # numeric: psycopg gives Decimal; the row wants float
+
+
+def _normal(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+_FIELD_BY_NORMAL = {_normal(f): f for f in ROW_FIELDS}
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def _quote_identifier(name: str) -> str:
+    if not _IDENTIFIER.fullmatch(name):
+        raise UsageError(f"--table {name!r}: expected a name like genui_calls or schema.table")
+    return ".".join(f'"{part}"' for part in name.split("."))
+
+
+def map_columns(columns: Sequence[str], source: str) -> dict[str, str]:
+    """``{row field: column name}`` for every column that names a row field."""
+    mapping: dict[str, str] = {}
+    for column in columns:
+        fieldname = _FIELD_BY_NORMAL.get(_normal(column))
+        if fieldname is None:
+            continue  # extra columns are ignored, like extra JSON fields
+        if fieldname in mapping:
+            raise InputError(
+                source, f"columns {mapping[fieldname]!r} and {column!r} both map to {fieldname}"
+            )
+        mapping[fieldname] = column
+    missing = sorted(REQUIRED_ROW_FIELDS - mapping.keys(), key=ROW_FIELDS.index)
+    if missing:
+        names = ", ".join(missing)
+        raise InputError(source, f"no column for required field(s) {names} (camel or snake case)")
+    return mapping
+
+
+def _select(mapping: dict[str, str], inner: str, expression: Any = None) -> str:
+    """``SELECT`` of every row field in Struct order over ``inner`` (a table or a subquery)."""
+    parts = []
+    for fieldname in ROW_FIELDS:
+        column = mapping.get(fieldname)
+        if column is None:
+            parts.append("NULL")
+        else:
+            quoted = '"' + column.replace('"', '""') + '"'
+            parts.append(expression(fieldname, quoted) if expression else quoted)
+    return f"SELECT {', '.join(parts)} FROM {inner}"
+
+
+def convert_rows(tuples: list[Any], source: str) -> list[GenuiCallRowTuple]:
+    """Cursor tuples (in ``ROW_FIELDS`` order) → typed rows; errors name the row and field."""
+    try:
+        return msgspec.convert(tuples, _ROWS)
+    except msgspec.ValidationError as exc:
+        match = re.search(r"at `\$\[(\d+)\]\[(\d+)\]", str(exc))
+        _, problem = field_and_problem(exc)
+        if match is None:
+            raise InputError(source, problem) from None
+        row, column = int(match.group(1)), int(match.group(2))
+        raise InputError(f"{source} row {row + 1}", f"{ROW_FIELDS[column]}: {problem}") from None
+
+
+def _sources(table: str | None, query: str | None) -> tuple[str, str]:
+    """``(FROM clause, label for messages)``."""
+    if query is not None:
+        if table is not None:
+            raise UsageError("give --table or --query, not both")
+        body = query.strip().rstrip(";")
+        if not body:
+            raise UsageError("--query is empty")
+        return f"({body}) AS genui_rows", "query"
+    name = table or DEFAULT_TABLE
+    return _quote_identifier(name), name
+
+
+def _sqlite_path(url: str) -> str:
+    # sqlite:///relative/path.db and sqlite:////absolute/path.db (the SQLAlchemy convention).
+    path = unquote(url[len("sqlite:///") :])
+    if not path:
+        raise UsageError("--db sqlite:///PATH: the path is missing")
+    return path
+
+
+def read_sqlite(url: str, table: str | None, query: str | None) -> list[GenuiCallRowTuple]:
+    path = _sqlite_path(url)
+    inner, label = _sources(table, query)
+    source = f"{url} ({label})"
+    try:
+        # Read-only: a forensics tool must never create or change the database it reads.
+        con = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise InputError(url, f"cannot open database: {exc}") from None
+    try:
+        cur = con.execute(f"SELECT * FROM {inner} LIMIT 0")
+        mapping = map_columns([d[0] for d in cur.description], source)
+        tuples = con.execute(_select(mapping, inner)).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(source, f"cannot read: {exc}") from None
+    finally:
+        con.close()
+    return convert_rows(tuples, source)
+
+
+def _import_psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise UsageError(
+            "--db postgresql://… needs the psycopg driver: pip install 'agentbisect[postgres]'"
+        ) from None
+    return psycopg
+
+
+def read_postgres(url: str, table: str | None, query: str | None) -> list[GenuiCallRowTuple]:
+    psycopg = _import_psycopg()
+    inner, label = _sources(table, query)
+    shown = redact(url)
+    source = f"{shown} ({label})"
+    try:
+        with psycopg.connect(url, connect_timeout=10) as con:
+            con.read_only = True
+            with con.cursor() as cur:
+                cur.execute(f"SELECT * FROM {inner} LIMIT 0")
+                description = cur.description or []
+                mapping = map_columns([d.name for d in description], source)
+                types = {d.name: d.type_code for d in description}
+
+                def expression(fieldname: str, quoted: str) -> str:
+                    type_code = types.get(mapping[fieldname])
+                    if type_code == _PG_TIMESTAMP:
+                        # A zone-less timestamp column: stores write UTC there, and SQL has no
+                        # offset to check, so read it as UTC (text columns still need one).
+                        return f"({quoted} AT TIME ZONE 'UTC')"
+                    if type_code == _PG_NUMERIC:
+                        return f"{quoted}::float8"
+                    return quoted
+
+                cur.execute(_select(mapping, inner, expression))
+                tuples = cur.fetchall()
+    except psycopg.Error as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(source, f"cannot read: {first_line}") from None
+    return convert_rows(tuples, source)
+
+
+def read_db(
+    url: str, table: str | None = None, query: str | None = None
+) -> list[GenuiCallRowTuple]:
+    """Typed rows from ``url``: ``sqlite:///path`` or ``postgresql://…`` / ``postgres://…``."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme == "sqlite":
+        if not url.startswith("sqlite:///"):
+            raise UsageError(f"--db {url}: expected sqlite:///PATH (three slashes)")
+        return read_sqlite(url, table, query)
+    if scheme in ("postgresql", "postgres"):
+        return read_postgres(url, table, query)
+    raise UsageError(
+        f"--db {redact(url)}: unsupported URL; expected sqlite:///PATH or postgresql://…"
+    )
+
+
+__all__ = ["DEFAULT_TABLE", "map_columns", "read_db", "redact"]
