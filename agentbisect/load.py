@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import msgspec
-from msgspec import UNSET, Raw
+from msgspec import UNSET, Raw, UnsetType
 
 from agentbisect.errors import InputError
 from agentbisect.schema.events import KNOWN_TYPES, DomainEvent, KnownEvent, OtherEvent
@@ -45,6 +45,13 @@ SHAPES = {
     "snapshot": "D: bare snapshot",
     "boundary-row": "E: bare boundary row",
 }
+
+
+class _TopLevelFast(TopLevel, kw_only=True):
+    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
+
+
+_TOP_FAST = msgspec.json.Decoder(_TopLevelFast)
 
 
 def run_deep(fn: Callable[..., T], *args: Any) -> T:
@@ -259,7 +266,14 @@ def _load_bytes(name: str, data: bytes, compressed: bool) -> Loaded:
         except RecursionError:
             raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels") from None
         raise InputError(name, "expected a JSON object (a recording) or an array of domain events")
-    top: TopLevel = _decode(name, data, TopLevel, "$")
+    try:
+        # Fast path: decode the snapshot's skeleton in the same pass (the usual recording).
+        top: TopLevel = _TOP_FAST.decode(data)
+    except RecursionError:
+        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$") from None
+    except msgspec.MsgspecError:
+        # Anything unusual: the careful path, which reports or degrades part by part.
+        top = _decode(name, data, TopLevel, "$")
     return _from_top(name, top, data, compressed, len(data), "$")
 
 
@@ -368,11 +382,14 @@ def _raw_kind(raw: Raw | bytes) -> bytes:
     return head[:1] if head else bytes(view).lstrip()[:1]
 
 
-def _snapshot(loaded: Loaded, raw: Raw, path: str) -> Snapshot | None:
-    if _raw_kind(raw) != b"{":
+def _snapshot(loaded: Loaded, raw: Raw | Snapshot, path: str) -> Snapshot | None:
+    if isinstance(raw, Snapshot):
+        snap = raw
+    elif _raw_kind(raw) != b"{":
         loaded.warn("snapshot-unreadable", f"{path} is not an object: unreadable, not absent")
         return None
-    snap: Snapshot = _decode(loaded.file, raw, Snapshot, path)
+    else:
+        snap = _decode(loaded.file, raw, Snapshot, path)
     if snap.commitLog is not UNSET and _raw_kind(snap.commitLog) not in (b"[", b"n"):  # type: ignore[arg-type]
         loaded.warn("commit-log-unreadable", f"{path}.commitLog is not an array: unreadable")
         snap.commitLog = UNSET

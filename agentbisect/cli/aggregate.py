@@ -7,18 +7,11 @@ from typing import Any
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.common import load_run
 from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT
 from agentbisect.errors import UsageError
-from agentbisect.render.aggregate import (
-    flags_block,
-    hidden_internal,
-    index_tree,
-    rollup_table,
-    strip_table,
-)
-from agentbisect.render.console import write_json
-from agentbisect.schema.events import SubflowEntry
+
+# Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
+# every command and `--help`, and CI runs it thousands of times.
 
 
 @app.command("aggregate")
@@ -42,6 +35,9 @@ def aggregate(
     counts loop back-edges under the boundary's path (0 on real recordings, whose loop events
     carry the root path).
     """
+    from agentbisect.cli.common import load_run
+    from agentbisect.render.console import write_json
+
     run = load_run(file, verbose)
     if drill is not None and not any(g.runtimeGroupId == drill for g in run.groups):
         raise UsageError(f"--drill {drill!r}: no such group in the boundary index")
@@ -56,6 +52,15 @@ def aggregate(
         }
         write_json(doc)
         return
+    from agentbisect.render.aggregate import (
+        flags_block,
+        hidden_internal,
+        index_tree,
+        rollup_table,
+        strip_table,
+    )
+    from agentbisect.schema.events import SubflowEntry
+
     internal = {
         e.runtimeStageId
         for e in run.events

@@ -7,14 +7,17 @@ import fnmatch
 import typer
 from msgspec import UNSET
 
+from typing import TYPE_CHECKING
+
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.common import load_run, warn_flags
 from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT
 from agentbisect.errors import UsageError
-from agentbisect.render.console import stdout_is_terminal
-from agentbisect.render.events import events_jsonl, events_table, step_graph_json, step_graph_table
-from agentbisect.run import Run
 from agentbisect.schema.events import DomainEvent, OtherEvent
+
+if TYPE_CHECKING:
+    from agentbisect.run import Run
+
+# Rendering and the run model are imported inside the command to keep `afp` start-up short.
 
 
 @app.command("events")
@@ -46,6 +49,15 @@ def events(
     any fields from newer producers), so `afp events run.json | jq 'select(.type=="llm.end")'`
     works.
     """
+    from agentbisect.cli.common import load_run, warn_flags
+    from agentbisect.render.console import stdout_is_terminal
+    from agentbisect.render.events import (
+        events_jsonl,
+        events_table,
+        step_graph_json,
+        step_graph_table,
+    )
+
     if as_json and table:
         raise UsageError("--json and --table exclude each other")
     run = load_run(file, verbose)
@@ -68,8 +80,6 @@ def events(
     if use_json:
         raws = run.loaded.domain.raws()
         events_jsonl(raws[i] for i in picked)
-        if as_json is False and stdout_is_terminal() is False:
-            pass
         warn_flags(run)
     else:
         title = f"{len(picked)} of {len(run.events)} domain events — {run.loaded.file}"

@@ -5,19 +5,27 @@ from __future__ import annotations
 import os
 import sys
 
+from typing import TYPE_CHECKING
+
 import msgspec
-from rich.console import Console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _ENCODER = msgspec.json.Encoder()
 
 
 def stdout_console() -> Console:
     """A console on the *current* ``sys.stdout`` (tests swap it), never interpreting markup."""
+    from rich.console import Console  # only table output pays for rich
+
     return Console(file=sys.stdout, markup=False, highlight=False, emoji=False)
 
 
 def stderr_console() -> Console:
     """A console on the current ``sys.stderr`` for warnings, progress and errors."""
+    from rich.console import Console
+
     return Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -108,7 +109,14 @@ def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str
 
 def events_jsonl(raws: Iterable[Raw]) -> None:
     # Pass each event through byte for byte: upstream field names, order and unknown fields.
-    write_bytes(b"".join(bytes(r) + b"\n" for r in raws))
+    # Stream the Raw buffers straight out: no per-event bytes objects, no joined copy.
+    buf = getattr(sys.stdout, "buffer", None)
+    if buf is None:
+        write_bytes(b"".join(bytes(r) + b"\n" for r in raws))
+        return
+    sys.stdout.flush()
+    newline = b"\n"
+    buf.writelines(part for r in raws for part in (r, newline))
 
 
 def step_graph_json(graph: dict[str, Any]) -> None:

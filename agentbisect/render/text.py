@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # ANSI/VT escape sequences (CSI, OSC, single-char escapes) and every C0/C1 control except tab and
 # newline. A recording could otherwise move the cursor, retitle the terminal or hide lines.
@@ -29,6 +31,8 @@ def clean(value: object, *, keep_newlines: bool = False) -> str:
 
 def safe(value: object, style: str = "", *, keep_newlines: bool = False) -> Text:
     """A rich ``Text`` holding ``value`` verbatim (never parsed as markup), scrubbed of controls."""
+    from rich.text import Text  # imported here so that JSON-only runs never load rich
+
     return Text(clean(value, keep_newlines=keep_newlines), style=style)
 
 
