@@ -36,8 +36,26 @@ def make_long_run(
     rnd = random.Random(seed)
     words = [
         w
-        for w in "refund order policy window kitchen customer approved declined "
-        "delivered days price status tool result lookup history assistant user".split()
+        for w in [
+            "refund",
+            "order",
+            "policy",
+            "window",
+            "kitchen",
+            "customer",
+            "approved",
+            "declined",
+            "delivered",
+            "days",
+            "price",
+            "status",
+            "tool",
+            "result",
+            "lookup",
+            "history",
+            "assistant",
+            "user",
+        ]
     ]
 
     def text(n: int) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
+from typing import TYPE_CHECKING
 
 import typer
 from msgspec import UNSET
-
-from typing import TYPE_CHECKING
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT
