@@ -9,8 +9,8 @@ import sys
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from msgspec import UNSET
 from hypothesis import strategies as st
+from msgspec import UNSET
 
 from agentbisect.bisect import localize
 from agentbisect.bisect.artifacts import artifacts_from_loaded
@@ -54,7 +54,7 @@ def commit_logs(draw: Any) -> list[dict[str, Any]]:
             trace.append({"path": key, "verb": verb})
             head, *rest = key.split(SEP)
             target = updates if verb == "merge" else overwrite
-            if verb != "delete" and draw(st.booleans()) or verb == "append":
+            if (verb != "delete" and draw(st.booleans())) or verb == "append":
                 v = draw(values)
                 if rest:
                     target.setdefault(head, {})
