@@ -15,7 +15,7 @@ DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "upstream" / "demo-
 
 
 def exec_index(runtime_stage_id: str) -> int:
-    head, sep, tail = runtime_stage_id.rpartition("#")
+    _head, sep, tail = runtime_stage_id.rpartition("#")
     if not sep:
         return 0
     try:
@@ -66,9 +66,10 @@ def replay_demo_turn(detail: str = "full", demo: dict[str, Any] | None = None) -
                 ev["mappedInput"] = results[rid]
             rec.on_subflow_entry(ev)
         limit = exec_index(c["runtimeStageId"])
-        while released < len(typed) and exec_index(
-            typed[released].get("meta", {}).get("runtimeStageId", "")
-        ) <= limit:
+        while (
+            released < len(typed)
+            and exec_index(typed[released].get("meta", {}).get("runtimeStageId", "")) <= limit
+        ):
             rec.ingest(typed[released])
             released += 1
         count["n"] = i + 1

@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.boundary.recorder import (
     FULL_DESCRIPTION,
     LEAN_DESCRIPTION,
@@ -15,7 +16,6 @@ from agentbisect.boundary.recorder import (
     primitive_kind,
     sanitize_count,
 )
-from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.load import decode_domain_events
 from agentbisect.schema.events import CONTENT_FIELDS
 
@@ -39,8 +39,13 @@ def ctx(rid: str = "", run: str = "r1", **kw: Any) -> dict[str, Any]:
     return {"runId": run, "runtimeStageId": rid, **kw}
 
 
-def typed(kind: str, payload: dict[str, Any], rid: str = "s#1", path: list[str] | None = None,
-          ms: int = 5000) -> dict[str, Any]:
+def typed(
+    kind: str,
+    payload: dict[str, Any],
+    rid: str = "s#1",
+    path: list[str] | None = None,
+    ms: int = 5000,
+) -> dict[str, Any]:
     return {
         "type": f"agentfootprint.{kind}",
         "payload": payload,
@@ -68,8 +73,15 @@ def test_01_run_entry_exit() -> None:
         assert ev["subflowPath"] == ["__root__"] and ev["depth"] == 0 and ev["isRoot"] is True
     assert entry["payload"] == {"q": 1} and exit_["payload"] == "done"
     assert list(entry) == [
-        "type", "runtimeStageId", "subflowPath", "depth", "ts",
-        "commitIdxBefore", "commitIdxAfter", "payload", "isRoot",
+        "type",
+        "runtimeStageId",
+        "subflowPath",
+        "depth",
+        "ts",
+        "commitIdxBefore",
+        "commitIdxAfter",
+        "payload",
+        "isRoot",
     ]
 
 
@@ -84,15 +96,38 @@ def test_run_failed_closes_root() -> None:
 
 def test_02_to_05_subflow_tags() -> None:
     rec, _ = make()
-    rec.on_subflow_entry({"name": "Triage", "subflowId": "agent-a", "description": "Agent: t",
-                          "mappedInput": {"m": 1}, "traversalContext": ctx("agent-a#1")})
-    rec.on_subflow_exit({"name": "Triage", "subflowId": "agent-a", "outputState": {"a": 2},
-                         "traversalContext": ctx("agent-a#1")})
-    rec.on_subflow_entry({"name": "SP", "subflowId": "sf-system-prompt",
-                          "traversalContext": ctx("sf-system-prompt#2")})
+    rec.on_subflow_entry(
+        {
+            "name": "Triage",
+            "subflowId": "agent-a",
+            "description": "Agent: t",
+            "mappedInput": {"m": 1},
+            "traversalContext": ctx("agent-a#1"),
+        }
+    )
+    rec.on_subflow_exit(
+        {
+            "name": "Triage",
+            "subflowId": "agent-a",
+            "outputState": {"a": 2},
+            "traversalContext": ctx("agent-a#1"),
+        }
+    )
+    rec.on_subflow_entry(
+        {
+            "name": "SP",
+            "subflowId": "sf-system-prompt",
+            "traversalContext": ctx("sf-system-prompt#2"),
+        }
+    )
     rec.on_subflow_entry({"name": "Route", "subflowId": "sf-route", "traversalContext": ctx("r#3")})
-    rec.on_subflow_entry({"name": "M", "subflowId": "outer/sf-messages",
-                          "traversalContext": ctx("outer/sf-messages#4")})
+    rec.on_subflow_entry(
+        {
+            "name": "M",
+            "subflowId": "outer/sf-messages",
+            "traversalContext": ctx("outer/sf-messages#4"),
+        }
+    )
     a_in, a_out, sp, route, msgs = rec.events
     assert a_in["primitiveKind"] == "Agent" and a_in["isAgentInternal"] is False
     assert "slotKind" not in a_in and a_in["depth"] == 1
@@ -104,8 +139,13 @@ def test_02_to_05_subflow_tags() -> None:
     assert msgs["subflowPath"] == ["__root__", "outer", "sf-messages"]
     assert msgs["localSubflowId"] == "sf-messages" and msgs["slotKind"] == "messages"
     assert list(a_in)[7:] == [
-        "subflowId", "localSubflowId", "subflowName", "description", "primitiveKind",
-        "isAgentInternal", "payload",
+        "subflowId",
+        "localSubflowId",
+        "subflowName",
+        "description",
+        "primitiveKind",
+        "isAgentInternal",
+        "payload",
     ]
 
 
@@ -118,9 +158,15 @@ def test_null_payload_is_kept_absent_is_absent() -> None:
 
 @pytest.mark.parametrize(
     ("text", "kind"),
-    [("Agent: ReAct loop", "Agent"), ("LLMCall: one-shot", "LLMCall"),
-     ("  Sequence : x", "Sequence"), (":x", None), ("plain words", None), ("", None),
-     ("   : x", None)],
+    [
+        ("Agent: ReAct loop", "Agent"),
+        ("LLMCall: one-shot", "LLMCall"),
+        ("  Sequence : x", "Sequence"),
+        (":x", None),
+        ("plain words", None),
+        ("", None),
+        ("   : x", None),
+    ],
 )
 def test_primitive_kind(text: str, kind: str | None) -> None:
     assert primitive_kind(text) == kind
@@ -129,8 +175,13 @@ def test_primitive_kind(text: str, kind: str | None) -> None:
 def test_06_07_28_fork_decision_loop() -> None:
     rec, c = make()
     c.n = 10
-    rec.on_fork({"parent": "seed", "children": ["a", "b", "c"],
-                 "traversalContext": ctx("seed#0", subflowPath="x/y")})
+    rec.on_fork(
+        {
+            "parent": "seed",
+            "children": ["a", "b", "c"],
+            "traversalContext": ctx("seed#0", subflowPath="x/y"),
+        }
+    )
     forks = rec.events
     assert [e["childName"] for e in forks] == ["a", "b", "c"]
     assert {e["parentSubflowId"] for e in forks} == {"seed"}
@@ -138,14 +189,30 @@ def test_06_07_28_fork_decision_loop() -> None:
     assert {e["ts"] for e in forks} == {forks[0]["ts"]}
     assert {e["commitIdxBefore"] for e in forks} == {10}
     assert forks[0]["subflowPath"] == ["__root__", "x", "y"] and forks[0]["depth"] == 2
-    rec.on_decision({"decider": "RouteRisk", "chosen": "high", "rationale": "credit < 600",
-                     "traversalContext": ctx("r#1", stageId="sf-route")})
-    rec.on_decision({"decider": "D", "chosen": "b", "rationale": "",
-                     "traversalContext": ctx("q#2", stageId="x/extract-final")})
+    rec.on_decision(
+        {
+            "decider": "RouteRisk",
+            "chosen": "high",
+            "rationale": "credit < 600",
+            "traversalContext": ctx("r#1", stageId="sf-route"),
+        }
+    )
+    rec.on_decision(
+        {
+            "decider": "D",
+            "chosen": "b",
+            "rationale": "",
+            "traversalContext": ctx("q#2", stageId="x/extract-final"),
+        }
+    )
     rec.on_loop({"target": "agent-body", "iteration": 2, "traversalContext": ctx("l#3")})
     dec, dec2, loop = rec.events[3:]
     assert (dec["decider"], dec["chosen"], dec["rationale"], dec["runtimeStageId"]) == (
-        "RouteRisk", "high", "credit < 600", "r#1")
+        "RouteRisk",
+        "high",
+        "credit < 600",
+        "r#1",
+    )
     assert dec["isAgentInternal"] is True and "rationale" not in dec2
     assert dec2["isAgentInternal"] is True
     assert list(dec)[7:] == ["decider", "chosen", "rationale", "isAgentInternal"]
@@ -156,38 +223,97 @@ def test_06_07_28_fork_decision_loop() -> None:
 def test_08_09_10_typed_mapping() -> None:
     rec, c = make()
     c.n = 15
-    s = rec.ingest(typed("stream.llm_start", {"iteration": 1, "provider": "mock", "model": "mock-1",
-                                              "systemPromptChars": 351, "messagesCount": 1,
-                                              "toolsCount": 3, "temperature": 0},
-                         rid="call-llm#18", ms=1785158793572))
-    assert msgspec.json.encode(s) == (
-        '{"type":"llm.start","runtimeStageId":"call-llm#18","subflowPath":["__root__"],"depth":0,'
-        '"ts":1785158793572,"commitIdxBefore":15,"commitIdxAfter":15,"model":"mock-1",'
-        '"provider":"mock","systemPromptChars":351,"messagesCount":1,"toolsCount":3,'
-        '"actorArrow":"user→llm"}'
-    ).encode()
-    e = rec.ingest(typed("stream.llm_end", {"iteration": 1, "content": "", "toolCallCount": 1,
-                                            "usage": {"input": 97, "output": 0, "cacheRead": 5},
-                                            "stopReason": "tool_use", "durationMs": 0},
-                         rid="call-llm#18", ms=1785158793573))
+    s = rec.ingest(
+        typed(
+            "stream.llm_start",
+            {
+                "iteration": 1,
+                "provider": "mock",
+                "model": "mock-1",
+                "systemPromptChars": 351,
+                "messagesCount": 1,
+                "toolsCount": 3,
+                "temperature": 0,
+            },
+            rid="call-llm#18",
+            ms=1785158793572,
+        )
+    )
+    assert (
+        msgspec.json.encode(s)
+        == (
+            '{"type":"llm.start","runtimeStageId":"call-llm#18","subflowPath":["__root__"],"depth":0,'
+            '"ts":1785158793572,"commitIdxBefore":15,"commitIdxAfter":15,"model":"mock-1",'
+            '"provider":"mock","systemPromptChars":351,"messagesCount":1,"toolsCount":3,'
+            '"actorArrow":"user→llm"}'
+        ).encode()
+    )
+    e = rec.ingest(
+        typed(
+            "stream.llm_end",
+            {
+                "iteration": 1,
+                "content": "",
+                "toolCallCount": 1,
+                "usage": {"input": 97, "output": 0, "cacheRead": 5},
+                "stopReason": "tool_use",
+                "durationMs": 0,
+            },
+            rid="call-llm#18",
+            ms=1785158793573,
+        )
+    )
     assert msgspec.json.encode(e).endswith(
         b'"content":"","toolCallCount":1,"usage":{"input":97,"output":0},'
         b'"stopReason":"tool_use","actorArrow":"llm\xe2\x86\x92tool"}'
     )
-    ts_ = rec.ingest(typed("stream.tool_start", {"toolName": "t", "toolCallId": "c", "args": {"a": 1},
-                                                 "parallelCount": 1}))
-    te = rec.ingest(typed("stream.tool_end", {"toolCallId": "c", "result": "r", "durationMs": 2,
-                                              "error": False, "status": "ok"}))
+    ts_ = rec.ingest(
+        typed(
+            "stream.tool_start",
+            {"toolName": "t", "toolCallId": "c", "args": {"a": 1}, "parallelCount": 1},
+        )
+    )
+    te = rec.ingest(
+        typed(
+            "stream.tool_end",
+            {"toolCallId": "c", "result": "r", "durationMs": 2, "error": False, "status": "ok"},
+        )
+    )
     assert list(ts_)[7:] == ["toolName", "toolCallId", "args"]
     assert list(te)[7:] == ["toolCallId", "result", "durationMs", "error"] and te["error"] is False
-    ci = rec.ingest(typed("context.injected", {
-        "contentSummary": "s", "contentHash": "h", "slot": "messages", "source": None,
-        "sourceId": "id", "asRole": "user", "reason": "why", "sectionTag": "", "upstreamRef": "u",
-        "retrievalScore": 0, "rankPosition": 1, "budgetSpent": {"tokens": 5, "fractionOfCap": 0.1},
-    }, path=["sf-messages"]))
-    assert list(ci)[7:] == ["slot", "source", "sourceId", "asRole", "contentSummary", "reason",
-                            "upstreamRef", "retrievalScore", "rankPosition", "budgetTokens",
-                            "budgetFraction"]
+    ci = rec.ingest(
+        typed(
+            "context.injected",
+            {
+                "contentSummary": "s",
+                "contentHash": "h",
+                "slot": "messages",
+                "source": None,
+                "sourceId": "id",
+                "asRole": "user",
+                "reason": "why",
+                "sectionTag": "",
+                "upstreamRef": "u",
+                "retrievalScore": 0,
+                "rankPosition": 1,
+                "budgetSpent": {"tokens": 5, "fractionOfCap": 0.1},
+            },
+            path=["sf-messages"],
+        )
+    )
+    assert list(ci)[7:] == [
+        "slot",
+        "source",
+        "sourceId",
+        "asRole",
+        "contentSummary",
+        "reason",
+        "upstreamRef",
+        "retrievalScore",
+        "rankPosition",
+        "budgetTokens",
+        "budgetFraction",
+    ]
     assert ci["source"] == "unknown" and ci["subflowPath"] == ["__root__", "sf-messages"]
     assert ci["depth"] == 1
     assert rec.ingest(typed("stream.token", {"t": "x"})) is None
@@ -195,12 +321,30 @@ def test_08_09_10_typed_mapping() -> None:
 
 def test_seed_fields_and_not_dispatched() -> None:
     rec, _ = make()
-    s = llm_start(rec, systemPromptText="You are", systemPromptChars=7, tools=[{"name": "t"}],
-                  messagesCount=1, toolsCount=1)
-    assert list(s)[7:] == ["model", "provider", "systemPromptChars", "systemPromptText",
-                           "messagesCount", "toolsCount", "tools", "actorArrow"]
-    t = rec.ingest(typed("stream.tool_start", {"toolName": "x", "toolCallId": "1",
-                                               "notDispatched": {"reason": "paused"}}))
+    s = llm_start(
+        rec,
+        systemPromptText="You are",
+        systemPromptChars=7,
+        tools=[{"name": "t"}],
+        messagesCount=1,
+        toolsCount=1,
+    )
+    assert list(s)[7:] == [
+        "model",
+        "provider",
+        "systemPromptChars",
+        "systemPromptText",
+        "messagesCount",
+        "toolsCount",
+        "tools",
+        "actorArrow",
+    ]
+    t = rec.ingest(
+        typed(
+            "stream.tool_start",
+            {"toolName": "x", "toolCallId": "1", "notDispatched": {"reason": "paused"}},
+        )
+    )
     assert t["notDispatched"] == {"reason": "paused"}
     lean = rec.to_snapshot("lean")["data"]
     assert lean[0]["systemPromptText"] == "You are" and "notDispatched" in lean[1]
@@ -214,7 +358,12 @@ def test_11_capture_order_is_kept() -> None:
     llm_end(rec, 0)
     rec.on_run_end({})
     assert [e["type"] for e in rec.events] == [
-        "run.entry", "llm.start", "subflow.entry", "llm.end", "run.exit"]
+        "run.entry",
+        "llm.start",
+        "subflow.entry",
+        "llm.end",
+        "run.exit",
+    ]
 
 
 def test_13_ids() -> None:
@@ -253,7 +402,12 @@ def test_15_clear_unsubscribe_export() -> None:
     snap = rec.to_snapshot()
     assert snap["name"] == "BoundaryEvents" and snap["preferredOperation"] == "translate"
     assert isinstance(snap["data"], list) and list(snap) == [
-        "name", "description", "preferredOperation", "data", "meta"]
+        "name",
+        "description",
+        "preferredOperation",
+        "data",
+        "meta",
+    ]
     assert list(rec.to_row()) == ["id", "name", "description", "preferredOperation", "data", "meta"]
 
 
@@ -267,8 +421,14 @@ def test_16_subflow_without_id_is_dropped() -> None:
 def test_23_24_26_30_ranges() -> None:
     rec, c = make()
     c.n = 5
-    rec.on_subflow_entry({"name": "a", "subflowId": "a", "mappedInput": {"secret": 1},
-                          "traversalContext": ctx("a#1")})
+    rec.on_subflow_entry(
+        {
+            "name": "a",
+            "subflowId": "a",
+            "mappedInput": {"secret": 1},
+            "traversalContext": ctx("a#1"),
+        }
+    )
     c.n = 12
     rec.on_subflow_exit({"name": "a", "subflowId": "a", "traversalContext": ctx("a#1")})
     assert all(e["commitIdxBefore"] == e["commitIdxAfter"] for e in rec.events)
@@ -325,8 +485,7 @@ def test_31_run_id_guard() -> None:
     rec.on_subflow_entry({"name": "b", "subflowId": "a/b", "traversalContext": ctx("b#2", run="C")})
     assert rec.index.size == 3 and len(rec.events) == 3
     # typed events never feed the guard
-    rec.ingest({"type": "agentfootprint.stream.llm_start", "payload": {},
-                "meta": {"runId": "Z"}})
+    rec.ingest({"type": "agentfootprint.stream.llm_start", "payload": {}, "meta": {"runId": "Z"}})
     assert len(rec.events) == 4
 
 
@@ -344,11 +503,13 @@ def test_33_loop_reentries_and_reopen_replaces() -> None:
     rec, c = make()
     for i, n in enumerate((1, 4)):
         c.n = n
-        rec.on_subflow_entry({"name": "it", "subflowId": "iter",
-                              "traversalContext": ctx(f"iter#{i}")})
+        rec.on_subflow_entry(
+            {"name": "it", "subflowId": "iter", "traversalContext": ctx(f"iter#{i}")}
+        )
         c.n = n + 2
-        rec.on_subflow_exit({"name": "it", "subflowId": "iter",
-                             "traversalContext": ctx(f"iter#{i}")})
+        rec.on_subflow_exit(
+            {"name": "it", "subflowId": "iter", "traversalContext": ctx(f"iter#{i}")}
+        )
     assert [(r.startIdx, r.endIdx) for r in rec.index.all()] == [(1, 3), (4, 6)]
     rec2, c2 = make()
     rec2.on_subflow_entry({"name": "x", "subflowId": "x", "traversalContext": ctx("x#1")})
@@ -362,13 +523,28 @@ def test_33_loop_reentries_and_reopen_replaces() -> None:
 def test_compositions_pair_by_id() -> None:
     rec, c = make()
     c.n = 1
-    rec.ingest(typed("composition.enter", {"kind": "Parallel", "id": "committee",
-                                           "name": "Committee", "childCount": 2}, rid="seed#0"))
+    rec.ingest(
+        typed(
+            "composition.enter",
+            {"kind": "Parallel", "id": "committee", "name": "Committee", "childCount": 2},
+            rid="seed#0",
+        )
+    )
     c.n = 12
-    end = rec.ingest(typed("composition.exit", {"kind": "Parallel", "id": "committee",
-                                                "status": "ok", "durationMs": 40}, rid="merge#9"))
+    end = rec.ingest(
+        typed(
+            "composition.exit",
+            {"kind": "Parallel", "id": "committee", "status": "ok", "durationMs": 40},
+            rid="merge#9",
+        )
+    )
     assert end["name"] == "" and list(end)[7:] == [
-        "kind", "compositionId", "name", "status", "durationMs"]
+        "kind",
+        "compositionId",
+        "name",
+        "status",
+        "durationMs",
+    ]
     (r,) = rec.index.all()
     assert (r.startIdx, r.endIdx, r.label.runtimeStageId) == (1, 12, "seed#0")
     assert msgspec.json.encode(r.label) == (
@@ -380,20 +556,51 @@ def test_compositions_pair_by_id() -> None:
 def _full_run(rec: BoundaryRecorder, c: Counter) -> None:
     rec.on_run_start({"payload": {"m": "hi"}})
     c.n = 1
-    rec.on_subflow_entry({"name": "T", "subflowId": "agent-a", "description": "Agent: x",
-                          "mappedInput": {"m": "hi"}, "traversalContext": ctx("agent-a#1")})
-    rec.on_decision({"decider": "d", "chosen": "c", "rationale": "quoted run value",
-                     "traversalContext": ctx("r#2", stageId="route")})
-    rec.ingest(typed("context.injected", {"slot": "messages", "source": "rag",
-                                          "contentSummary": "SECRET-SUMMARY", "reason": "r"}))
+    rec.on_subflow_entry(
+        {
+            "name": "T",
+            "subflowId": "agent-a",
+            "description": "Agent: x",
+            "mappedInput": {"m": "hi"},
+            "traversalContext": ctx("agent-a#1"),
+        }
+    )
+    rec.on_decision(
+        {
+            "decider": "d",
+            "chosen": "c",
+            "rationale": "quoted run value",
+            "traversalContext": ctx("r#2", stageId="route"),
+        }
+    )
+    rec.ingest(
+        typed(
+            "context.injected",
+            {
+                "slot": "messages",
+                "source": "rag",
+                "contentSummary": "SECRET-SUMMARY",
+                "reason": "r",
+            },
+        )
+    )
     llm_start(rec)
     llm_end(rec, 1, content="SECRET-CONTENT", stopReason="tool_use")
-    rec.ingest(typed("stream.tool_start", {"toolName": "t", "toolCallId": "1",
-                                           "args": {"q": "SECRET-ARGS"}}))
+    rec.ingest(
+        typed(
+            "stream.tool_start", {"toolName": "t", "toolCallId": "1", "args": {"q": "SECRET-ARGS"}}
+        )
+    )
     rec.ingest(typed("stream.tool_end", {"toolCallId": "1", "result": "SECRET-RESULT"}))
     c.n = 4
-    rec.on_subflow_exit({"name": "T", "subflowId": "agent-a", "outputState": {"x": "SECRET-OUT"},
-                         "traversalContext": ctx("agent-a#1")})
+    rec.on_subflow_exit(
+        {
+            "name": "T",
+            "subflowId": "agent-a",
+            "outputState": {"x": "SECRET-OUT"},
+            "traversalContext": ctx("agent-a#1"),
+        }
+    )
     c.n = 5
     rec.on_run_end({"payload": "SECRET-END"})
 
@@ -419,7 +626,8 @@ def test_35_to_40_lean() -> None:
     end = next(e for e in lean["data"] if e["type"] == "llm.end")
     assert end["usage"] == {"input": 1, "output": 2} and end["actorArrow"] == "llm→tool"
     assert [(e["type"], e["runtimeStageId"]) for e in lean["data"]] == [
-        (e["type"], e["runtimeStageId"]) for e in full["data"]]
+        (e["type"], e["runtimeStageId"]) for e in full["data"]
+    ]
     assert b"SECRET" in msgspec.json.encode(rec.events)  # live stream keeps content (39)
     lean_rec, c2 = make(detail="lean")
     _full_run(lean_rec, c2)

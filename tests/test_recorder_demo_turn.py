@@ -9,10 +9,10 @@ import json
 from collections import Counter
 
 import msgspec
+from recorder_replay import DEMO, replay_demo_turn
 
 from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.load import decode_domain_events
-from recorder_replay import DEMO, replay_demo_turn
 
 
 def test_license_is_next_to_the_fixture() -> None:
@@ -40,11 +40,22 @@ def test_46_ranges_and_enclosing() -> None:
     assert ranges["sf-thinking#19"] == (16, 18)
     assert ranges["sf-route#21"] == (18, 19)
     assert [r.label.runtimeStageId for r in rec.index.enclosing(8)] == [
-        "__root__#0", "sf-system-prompt#7", "sf-messages#9"]
+        "__root__#0",
+        "sf-system-prompt#7",
+        "sf-messages#9",
+    ]
     assert all(r.closed for r in rec.index.all())
     arrows = [e["actorArrow"] for e in rec.events if "actorArrow" in e]
-    assert arrows == ["user→llm", "llm→tool", "tool→llm", "llm→tool", "tool→llm", "llm→tool",
-                      "tool→llm", "llm→user"]
+    assert arrows == [
+        "user→llm",
+        "llm→tool",
+        "tool→llm",
+        "llm→tool",
+        "tool→llm",
+        "llm→tool",
+        "tool→llm",
+        "llm→user",
+    ]
 
 
 def test_42_rebuild_from_lean_and_full_equals_live() -> None:
@@ -87,6 +98,7 @@ def test_bundle_sizes() -> None:
     with 4-digit ``ts`` values where ours are 13-digit epoch milliseconds. With those two
     normalised the sizes are upstream's exactly.
     """
+
     def size(mode: str, drop_tools: bool, short_ts: bool) -> int:
         rec = replay_demo_turn()
         snap = rec.to_snapshot(mode)  # type: ignore[arg-type]
