@@ -368,8 +368,10 @@ def _recording(name: str, top: TopLevel, compressed: bool, size: int, base: str)
     if loaded.snapshot is not None:
         _set_boundary_from_snapshot(loaded, f"{base}.snapshot")
     else:
+        loaded.warn("snapshot-absent", "the recording has no snapshot: no commit log")
         loaded.warn(
-            "snapshot-absent", "the recording has no snapshot: no commit log, no boundaries"
+            "boundaries-absent",
+            "no BoundaryEvents row: no run/subflow boundaries, boundary index or step strip",
         )
     _extensions(loaded, top)
     return loaded

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct
 
+from agentbisect.boundary.derive import FLOW_TYPES, merge_by_ts, typed_half
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
@@ -24,8 +25,8 @@ from agentbisect.boundary.rollup import (
     aggregate_run,
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
-from agentbisect.load import Loaded, load
-from agentbisect.schema.events import DomainEvent
+from agentbisect.load import Loaded, decode_domain_events, load
+from agentbisect.schema.events import DomainEvent, OtherEvent
 
 
 class HonestyFlag(Struct):
@@ -43,7 +44,35 @@ class Run:
     events: list[DomainEvent] = field(init=False)
 
     def __post_init__(self) -> None:
+        self.derived_typed_half = False
+        self._complete_domain_events()
         self.events = self.loaded.domain.events if self.loaded.domain is not None else []
+
+    def _complete_domain_events(self) -> None:
+        """§5.5 cases 2–3: rebuild the typed half when the row lacks it (or there is no row)."""
+        lo = self.loaded
+        dom = lo.domain
+        if dom is not None and any(
+            e.known and e.__struct_config__.tag not in FLOW_TYPES  # type: ignore[attr-defined]
+            for e in dom.events
+        ):
+            return  # case 1: the row carries both halves, in capture order
+        if dom is None and lo.domain_source is None and lo.boundary_row is not None:
+            return  # the row exists but is unreadable: do not pretend otherwise
+        typed = lo.typed_events()
+        if not typed:
+            return
+        half = typed_half(typed)
+        if not half:
+            return
+        if dom is not None:
+            flow_ts = [getattr(e, "ts", None) for e in dom.events]
+            items = merge_by_ts(dom.raws(), flow_ts, half)
+        else:
+            items = half
+            lo.domain_source = "typed-events"
+        lo.domain = decode_domain_events(lo.file, b"[" + b",".join(items) + b"]", "$.events")
+        self.derived_typed_half = True
 
     # ----------------------------------------------------------------- derived structures
 
@@ -94,6 +123,46 @@ class Run:
             if isinstance(rid, str) and rid and rid != "consumer-scope":
                 seen.setdefault(rid, None)
         return list(seen)
+
+    # ----------------------------------------------------------------- read helpers (§2.10)
+
+    def of_type(self, type_: str) -> list[DomainEvent]:
+        return [e for e in self.events if _tag(e) == type_]
+
+    def boundaries(self) -> list[DomainEvent]:
+        """``run.*`` and ``subflow.*`` events, entries and exits interleaved in capture order."""
+        return [e for e in self.events if _tag(e) in _BOUNDARY_TYPES]
+
+    def steps(self) -> list[DomainEvent]:
+        """The entry half of the boundaries (``run.entry``, ``subflow.entry``)."""
+        return [e for e in self.events if _tag(e) in ("run.entry", "subflow.entry")]
+
+    def visible_steps(self) -> list[DomainEvent]:
+        """Steps minus agent-internal subflows (slot subflows stay visible)."""
+        return [e for e in self.steps() if getattr(e, "isAgentInternal", None) is not True]
+
+    def boundary_pair(self, runtime_stage_id: str) -> tuple[DomainEvent | None, DomainEvent | None]:
+        """The last entry and the last exit carrying that id (run or subflow)."""
+        entry = exit_ = None
+        for e in self.events:
+            if getattr(e, "runtimeStageId", None) != runtime_stage_id:
+                continue
+            tag = _tag(e)
+            if tag in ("run.entry", "subflow.entry"):
+                entry = e
+            elif tag in ("run.exit", "subflow.exit"):
+                exit_ = e
+        return entry, exit_
+
+    def slot_boundaries(self) -> dict[str, list[DomainEvent]]:
+        """Slot subflow entries *and* exits grouped as systemPrompt / messages / tools."""
+        out: dict[str, list[DomainEvent]] = {"systemPrompt": [], "messages": [], "tools": []}
+        for e in self.events:
+            if _tag(e) in ("subflow.entry", "subflow.exit"):
+                prop = _SLOT_PROP.get(getattr(e, "slotKind", None))  # type: ignore[arg-type]
+                if prop is not None:
+                    out[prop].append(e)
+        return out
 
     # ----------------------------------------------------------------- honesty
 
@@ -162,6 +231,14 @@ class Run:
                         "survive)",
                     )
                 )
+        if self.derived_typed_half:
+            out.append(
+                HonestyFlag(
+                    "typed-half-rebuilt",
+                    "LLM, tool, injection and composition events were rebuilt from the typed "
+                    "event stream (the boundary row lacked them): they have no commit position",
+                )
+            )
         malformed = self.step_graph.malformed if lo.domain is not None else 0
         if malformed:
             out.append(
@@ -242,6 +319,14 @@ class Run:
         if self.run_ids:
             out["runIds"] = self.run_ids
         return out
+
+
+_BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
+_SLOT_PROP = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
+
+
+def _tag(ev: DomainEvent) -> str:
+    return ev.type if isinstance(ev, OtherEvent) else ev.__struct_config__.tag  # type: ignore[attr-defined, return-value]
 
 
 def _dedupe(flags: list[HonestyFlag]) -> list[HonestyFlag]:
