@@ -136,6 +136,7 @@ class CommitLog:
                         w.append(i)
         self._ow: dict[int, dict[str, Raw]] = {}
         self._up: dict[int, dict[str, Raw]] = {}
+        self._vals: dict[tuple[int, str, str], Any] = {}
 
     def __len__(self) -> int:
         return len(self.bundles)
@@ -155,10 +156,15 @@ class CommitLog:
         if segs[0] in _FORBIDDEN:
             return ABSENT
         top = self._patch(i, which)
-        raw = top.get(segs[0])
-        if raw is None:
+        ck = (i, which, segs[0])
+        if ck in self._vals:
+            val = self._vals[ck]
+        else:
+            raw = top.get(segs[0])
+            val = ABSENT if raw is None else msgspec.json.decode(raw)
+            self._vals[ck] = val  # shared: the fold never mutates values, callers get copies
+        if val is ABSENT:
             return ABSENT
-        val = msgspec.json.decode(raw)  # a fresh (detached) value on every fold
         return get_path(val, segs[1:]) if len(segs) > 1 else val
 
     def last_writer_before(self, key: str, before: int) -> int | None:
@@ -169,8 +175,18 @@ class CommitLog:
         j = bisect_right(w, before - 1) - 1
         return w[j] if j >= 0 else None
 
-    def value_at(self, idx: int, key: str) -> Any:
-        """``commitValueAt(log, idx, key)``: the folded value of ``key`` as of bundle ``idx``."""
+    def value_at(self, idx: int, key: str, *, copy: bool = True) -> Any:
+        """``commitValueAt(log, idx, key)``: the folded value of ``key`` as of bundle ``idx``.
+
+        Decoded patch values are cached and shared between folds, so the result is a detached
+        deep copy unless ``copy=False`` (internal read-only callers).
+        """
+        value = self._fold(idx, key)
+        if copy and isinstance(value, (dict, list)):
+            return _deep_copy(value)
+        return value
+
+    def _fold(self, idx: int, key: str) -> Any:
         end = min(idx, len(self.bundles) - 1)
         idxs = self.touch_idx.get(key)
         if not idxs or end < 0:
@@ -216,3 +232,11 @@ def _first_byte(raw: Raw) -> bytes:
         if c not in b" \t\r\n":
             return c
     return b""
+
+
+def _deep_copy(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _deep_copy(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_deep_copy(x) for x in v]
+    return v

@@ -9,6 +9,7 @@ upstream's, and ``to_fixed`` reproduces ``Number.prototype.toFixed`` for the tex
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from decimal import ROUND_HALF_UP, Decimal
@@ -133,65 +134,90 @@ def _quote(s: str) -> str:
     return '"' + out + '"'
 
 
-def js_stringify(v: Any) -> str:
+def js_stringify(v: Any, limit: int | None = None) -> str:
     """Compact ``JSON.stringify(v)`` for JSON-shaped Python values (dict/list/str/num/bool/None).
 
     Object members whose value is ``ABSENT`` are dropped and list items that are ``ABSENT`` become
-    ``null``, as JS does with ``undefined``.
+    ``null``, as JS does with ``undefined``. With ``limit``, writing stops once the text is longer
+    than ``limit`` code points: the result is then an exact prefix of the full text (long enough
+    for a cap of ``limit`` UTF-16 units), which saves serializing megabytes only to cut them.
     """
-    parts: list[str] = []
-    _write(v, parts)
-    return "".join(parts)
+    w = _Writer(limit)
+    with contextlib.suppress(_Full):
+        w.write(v)
+    return "".join(w.parts)
 
 
-def _write(v: Any, out: list[str]) -> None:
-    # An explicit stack would be safer for adversarial depth; values here come from commit
-    # bundles and reports, decoded under run_deep's raised recursion limit when deep.
-    if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, str):
-        out.append(_quote(v))
-    elif isinstance(v, (int, float)):
-        out.append(js_number(v))
-    elif isinstance(v, dict):
-        out.append("{")
-        first = True
-        for k in js_key_order(list(v.keys())):
-            val = v[k]
-            if val is ABSENT:
-                continue
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_quote(k))
-            out.append(":")
-            _write(val, out)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(v):
-            if i:
-                out.append(",")
-            if item is ABSENT:
-                out.append("null")
-            else:
-                _write(item, out)
-        out.append("]")
-    elif v is ABSENT:
-        out.append("null")
-    else:
-        raise TypeError(f"cannot stringify {type(v).__name__}")
+class _Full(Exception):
+    pass
 
 
-def safe_stringify(v: Any) -> str:
+class _Writer:
+    def __init__(self, limit: int | None) -> None:
+        self.parts: list[str] = []
+        self.limit = limit
+        self.size = 0
+
+    def put(self, s: str) -> None:
+        self.parts.append(s)
+        if self.limit is not None:
+            self.size += len(s)
+            if self.size > self.limit:
+                raise _Full
+
+    def write(self, v: Any) -> None:
+        if v is None:
+            self.put("null")
+        elif v is True:
+            self.put("true")
+        elif v is False:
+            self.put("false")
+        elif isinstance(v, str):
+            if self.limit is not None:
+                # Only a prefix can be kept: quote just enough of it. Keep a surrogate pair whole,
+                # since a lone-looking high surrogate would be escaped differently.
+                need = self.limit - self.size + 2
+                if len(v) > need:
+                    if "\ud800" <= v[need - 1] <= "\udbff":
+                        need += 1
+                    v = v[:need]
+            self.put(_quote(v))
+        elif isinstance(v, (int, float)):
+            self.put(js_number(v))
+        elif isinstance(v, dict):
+            self.put("{")
+            first = True
+            for k in js_key_order(list(v.keys())):
+                val = v[k]
+                if val is ABSENT:
+                    continue
+                if not first:
+                    self.put(",")
+                first = False
+                self.put(_quote(k) + ":")
+                self.write(val)
+            self.put("}")
+        elif isinstance(v, (list, tuple)):
+            self.put("[")
+            for i, item in enumerate(v):
+                if i:
+                    self.put(",")
+                if item is ABSENT:
+                    self.put("null")
+                else:
+                    self.write(item)
+            self.put("]")
+        elif v is ABSENT:
+            self.put("null")
+        else:
+            raise TypeError(f"cannot stringify {type(v).__name__}")
+
+
+def safe_stringify(v: Any, limit: int | None = None) -> str:
     """Upstream ``safeStringify``: absent → ``undefined``, else ``JSON.stringify``."""
     if v is ABSENT:
         return "undefined"
-    return js_stringify(v)
+    return js_stringify(v, limit)
 
 
 def utf16_len(s: str) -> int:

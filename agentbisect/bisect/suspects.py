@@ -54,7 +54,7 @@ def build_drafts(
         last = log.last_idx[node.runtimeStageId]
 
         def value_of(key: str, _last: int = last) -> Any:
-            return log.value_at(_last, key)
+            return log.value_at(_last, key, copy=classify is not None)
 
         ctx = ClassifyContext(node, node.keysWritten, value_of)
         seeds = classify(ctx) if classify is not None else None

@@ -29,10 +29,20 @@ class Texts:
         if last is not None:
             paths = self.log.step_paths(rid)
             if paths:
-                text = "\n".join(
-                    p + "=" + safe_stringify(self.log.value_at(last, p)) for p in paths
-                )
-                text = cap_utf16(text, self.max_chars)
+                parts: list[str] = []
+                size = 0
+                for p in paths:
+                    # every line only matters up to the cap: stringify no further than that
+                    line = (
+                        p
+                        + "="
+                        + safe_stringify(self.log.value_at(last, p, copy=False), self.max_chars)
+                    )
+                    parts.append(line)
+                    size += len(line) + 1
+                    if size > self.max_chars:
+                        break
+                text = cap_utf16("\n".join(parts), self.max_chars)
         self._step[rid] = text
         return text
 
@@ -44,8 +54,8 @@ class Texts:
         text: str | None = None
         last = self.log.last_idx.get(parent_id)
         if last is not None:
-            v = self.log.value_at(last, key)
+            v = self.log.value_at(last, key, copy=False)
             if v is not ABSENT:
-                text = cap_utf16(safe_stringify(v), self.max_chars)
+                text = cap_utf16(safe_stringify(v, self.max_chars), self.max_chars)
         self._edge[k] = text
         return text
