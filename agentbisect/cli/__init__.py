@@ -5,15 +5,12 @@ from __future__ import annotations
 import sys
 
 # Importing a command module registers its command on `app`; one line per command.
-# fmt: off
 from agentbisect.cli import aggregate as _aggregate  # noqa: F401
+from agentbisect.cli import bisect as _bisect  # noqa: F401
 from agentbisect.cli import events as _events  # noqa: F401
-from agentbisect.cli import genui_stats as _genui_stats  # noqa: F401, E402
+from agentbisect.cli import genui_stats as _genui_stats  # noqa: F401
+from agentbisect.cli import record as _record  # noqa: F401
 from agentbisect.cli.app import app
-
-from agentbisect.cli import bisect as _bisect  # noqa: F401, E402
-from agentbisect.cli import record as _record  # noqa: F401, E402
-# fmt: on
 
 __all__ = ["app", "main"]
 
