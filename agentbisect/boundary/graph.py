@@ -13,6 +13,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from agentbisect.boundary.js import js_truthy
 from agentbisect.schema.events import (
     ContextInjected,
     DecisionBranch,
@@ -46,17 +47,6 @@ class StepGraph:
         if self.active_node_id is not None:
             out["activeNodeId"] = self.active_node_id
         return out
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness (``[]`` and ``{}`` are truthy there, unlike in Python)."""
-    if value is UNSET or value is None or value is False:
-        return False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return value == value and value != 0  # NaN is falsy
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def _injection(ev: ContextInjected) -> dict[str, Any]:

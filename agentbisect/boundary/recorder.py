@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from agentbisect.boundary.embeddings import summarize_embeddings
 from agentbisect.boundary.index import CommitRangeIndex, Token
+from agentbisect.boundary.js import js_truthy
 from agentbisect.boundary.lean import lean_events
 from agentbisect.boundary.rebuild import ROOT_KEY, label_for
 from agentbisect.schema.events import CompositionStart, RunEntry, SubflowEntry
@@ -76,19 +77,6 @@ _ids = itertools.count(1)
 
 
 # --------------------------------------------------------------------------- pure helpers
-
-
-def js_truthy(value: object) -> bool:
-    """JavaScript truthiness (``[]``/``{}`` are truthy there, unlike Python)."""
-    if value is None:
-        return False
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def sanitize_count(value: object) -> Number:
