@@ -28,8 +28,18 @@ TOOLS = [
     *[
         (f"ui__show_{name}", "per-component")
         for name in (
-            "chart", "card", "table", "form", "map", "timeline", "kanban", "invoice", "profile",
-            "calendar", "gallery", "metric",
+            "chart",
+            "card",
+            "table",
+            "form",
+            "map",
+            "timeline",
+            "kanban",
+            "invoice",
+            "profile",
+            "calendar",
+            "gallery",
+            "metric",
         )
     ],
 ]
@@ -57,9 +67,7 @@ _MESSAGES = [
     ("other", "network timeout"),
     ("other", "the component registry is unavailable"),
 ]
-MESSAGES = _MESSAGES + [
-    (cat, f"{msg} (field {i})") for i in range(1, 2) for cat, msg in _MESSAGES
-]
+MESSAGES = _MESSAGES + [(cat, f"{msg} (field {i})") for i in range(1, 2) for cat, msg in _MESSAGES]
 START = datetime(2026, 5, 1, tzinfo=UTC)
 
 
@@ -80,9 +88,9 @@ def _rows(n: int, seed: int = 7) -> Iterator[dict[str, object]]:
         costed = rng.random() > 0.15
         refused = 0
         for step in range(size):
-            tool, mode = TOOLS[int(rng.integers(len(TOOLS)))] if step else TOOLS[
-                int(rng.integers(3))
-            ]
+            tool, mode = (
+                TOOLS[int(rng.integers(len(TOOLS)))] if step else TOOLS[int(rng.integers(3))]
+            )
             is_error = rng.random() < 0.25
             attempt = refused + 1
             row: dict[str, object] = {
@@ -139,14 +147,29 @@ def write_jsonl(path: Path, n: int) -> None:
 
 
 SQL_COLUMNS = [
-    ("tool_call_id", "TEXT NOT NULL"), ("run_id", "TEXT NOT NULL"), ("thread_id", "TEXT NOT NULL"),
-    ("actor_ref", "TEXT NOT NULL"), ("agent_name", "TEXT"), ("step", "INTEGER NOT NULL"),
-    ("tool_name", "TEXT NOT NULL"), ("channel", "TEXT NOT NULL"), ("mode", "TEXT NOT NULL"),
-    ("model_id", "TEXT NOT NULL"), ("attempt", "INTEGER NOT NULL"), ("outcome", "TEXT NOT NULL"),
-    ("validity", "TEXT NOT NULL"), ("error_category", "TEXT"), ("error_message", "TEXT"),
-    ("input_tokens", "INTEGER NOT NULL"), ("output_tokens", "INTEGER NOT NULL"),
-    ("cost_usd", "REAL"), ("cost_source", "TEXT"), ("first_frame_ms", "REAL"),
-    ("complete_frame_ms", "REAL"), ("payload_bytes", "INTEGER NOT NULL"), ("payload", "TEXT"),
+    ("tool_call_id", "TEXT NOT NULL"),
+    ("run_id", "TEXT NOT NULL"),
+    ("thread_id", "TEXT NOT NULL"),
+    ("actor_ref", "TEXT NOT NULL"),
+    ("agent_name", "TEXT"),
+    ("step", "INTEGER NOT NULL"),
+    ("tool_name", "TEXT NOT NULL"),
+    ("channel", "TEXT NOT NULL"),
+    ("mode", "TEXT NOT NULL"),
+    ("model_id", "TEXT NOT NULL"),
+    ("attempt", "INTEGER NOT NULL"),
+    ("outcome", "TEXT NOT NULL"),
+    ("validity", "TEXT NOT NULL"),
+    ("error_category", "TEXT"),
+    ("error_message", "TEXT"),
+    ("input_tokens", "INTEGER NOT NULL"),
+    ("output_tokens", "INTEGER NOT NULL"),
+    ("cost_usd", "REAL"),
+    ("cost_source", "TEXT"),
+    ("first_frame_ms", "REAL"),
+    ("complete_frame_ms", "REAL"),
+    ("payload_bytes", "INTEGER NOT NULL"),
+    ("payload", "TEXT"),
     ("created_at", "TEXT NOT NULL"),
 ]
 
