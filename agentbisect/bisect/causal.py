@@ -332,11 +332,9 @@ def classify_suspect(s: Suspect) -> str:
 # ----------------------------------------------------------------- ablation tier (§8.5)
 
 
-def run_ablation_tier(
-    suspects: list[Suspect], rerun: RerunOptions, embedder: Embedder
-) -> AblationRunStats:
-    """Baseline, then one probe per ranked suspect with a non-arg spec (up to max_suspects)."""
-    probe = _Probe(
+def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
+    """One probe runner per tier, configured from the rerun (or restoration) options."""
+    return _Probe(
         rerun.runner,
         rerun.original_output,
         embedder,
@@ -344,6 +342,13 @@ def run_ablation_tier(
         rerun.flip_threshold,
         rerun.outcome_changed,
     )
+
+
+def run_ablation_tier(
+    suspects: list[Suspect], rerun: RerunOptions, embedder: Embedder
+) -> AblationRunStats:
+    """Baseline, then one probe per ranked suspect with a non-arg spec (up to max_suspects)."""
+    probe = _probe_for(rerun, embedder)
     baseline = probe.run({"specs": []}, "baseline")
     stable = baseline.flips == 0
     ran = 0
@@ -389,14 +394,7 @@ def run_restoration(
     cands = [RestoredCandidate(id=u["id"], content=u.get("content", UNSET)) for u in dropped]
     if not dropped or mc.runner is None:
         return cands, None
-    probe = _Probe(
-        mc.runner,
-        mc.original_output,
-        embedder,
-        sample_count(mc.samples),
-        mc.flip_threshold,
-        mc.outcome_changed,
-    )
+    probe = _probe_for(mc, embedder)
     baseline = probe.run({"restore": []}, "baseline")
     stable = baseline.flips == 0
     for unit, cand in zip(dropped[: max(0, mc.max_candidates)], cands, strict=False):
@@ -424,14 +422,7 @@ def bisect_culprits(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
 ) -> CulpritsResult:
-    probe = _Probe(
-        rerun.runner,
-        rerun.original_output,
-        embedder,
-        sample_count(rerun.samples),
-        rerun.flip_threshold,
-        rerun.outcome_changed,
-    )
+    probe = _probe_for(rerun, embedder)
     cands = [s for s in suspects if s.ablation is not UNSET and s.ablation.kind != "arg"]  # type: ignore[union-attr]
     probes: list[CulpritProbe] = []
     cache: dict[str, bool] = {}
