@@ -9,42 +9,28 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
 import typer
-from msgspec import UNSET
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-from rich.tree import Tree
 
-from agentbisect.bisect.ablation import suspect_label
-from agentbisect.bisect.artifacts import Artifacts, artifacts_from_loaded, control_deps_from_json
-from agentbisect.bisect.causal import (
-    DEFAULT_FLIP_THRESHOLD,
-    Comparator,
-    MissingContext,
-    RerunOptions,
-    bisect_culprits,
-    classify_suspect,
-)
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.jsjson import to_fixed
-from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
-from agentbisect.bisect.render_text import format_report, hop_text
-from agentbisect.bisect.report import AblationRunStats, ContextBugReport, report_json
-from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.cli.app import app, guarded
 from agentbisect.errors import GateTripped, InputError, UsageError
-from agentbisect.load import load
-from agentbisect.render.console import (
-    stderr_console,
-    stderr_is_terminal,
-    stdout_console,
-    write_bytes,
-)
-from agentbisect.render.text import safe
+
+# The bisect library (numpy), rich and the schemas are imported inside the functions that use
+# them: every `afp` call imports this module, and start-up cost is paid thousands of times in CI.
+if TYPE_CHECKING:
+    from agentbisect.bisect.artifacts import Artifacts
+    from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions
+    from agentbisect.bisect.localize import TriggerError
+    from agentbisect.bisect.rerun import CommandRunner
+
+# Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
+# agentbisect.bisect.causal.DEFAULT_FLIP_THRESHOLD: copied because typer needs them when this
+# module is imported, and importing the library for them would load numpy on every `afp` call.
+DEFAULT_MAX_DEPTH = 12
+DEFAULT_MAX_NODES = 80
+DEFAULT_MAX_SUSPECTS = 12
+DEFAULT_FLIP_THRESHOLD = 0.8
 
 FLAG_NAMES = (
     "slice-truncated",
@@ -57,6 +43,8 @@ FLAG_NAMES = (
 
 
 def _read_json_file(path: str, what: str) -> Any:
+    import msgspec
+
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -148,142 +136,6 @@ def _trigger_error(exc: TriggerError, art: Artifacts) -> UsageError:
     return UsageError(msg)
 
 
-# ------------------------------------------------------------------------- terminal rendering
-
-
-def _stats_text(b: AblationRunStats) -> str:
-    s = b.similarity
-    return (
-        f"{b.flips}/{b.samples} flipped · similarity {to_fixed(s.mean, 3)} ± "
-        f"{to_fixed(s.stdev, 3)} [{to_fixed(s.min, 3)}, {to_fixed(s.max, 3)}]"
-    )
-
-
-def _render_terminal(r: ContextBugReport) -> None:
-    con = stdout_console()
-    causal = r.mode == "causal"
-    banner = (
-        "CAUSAL — verdicts are the only causal claims"
-        if causal
-        else "CORRELATIONAL — proxies only, no causal claim"
-    )
-    head = Text()
-    head.append(banner, style="bold green" if causal else "bold yellow")
-    head.append("\ntrigger ")
-    head.append_text(safe(r.step, "bold"))
-    head.append(" ")
-    head.append_text(safe(r.stepName if r.stepName is not UNSET else "?"))
-    head.append(f" ({r.triggerSource}")
-    if r.triggerScore is not UNSET:
-        head.append(f", score {to_fixed(r.triggerScore, 2)}")  # type: ignore[arg-type]
-    head.append(f") · ranked by {r.rankedBy}")
-    st = r.sliceStats
-    head.append(
-        f"\nslice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
-        f"{st.weightedEdges} influence-weighted edges (budgets depth {st.maxDepth}, "
-        f"nodes {st.maxNodes})"
-    )
-    con.print(Panel(head, title="afp bisect", expand=False))
-
-    table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False)
-    for col, just in (
-        ("#", "right"),
-        ("kind", "left"),
-        ("identity", "left"),
-        ("stage", "left"),
-        ("score", "right"),
-        ("path", "right"),
-        ("content", "right"),
-        ("verdict", "left"),
-        ("flips", "right"),
-    ):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
-    for i, s in enumerate(r.suspects, 1):
-        upper = s.semanticScore is UNSET
-        score = Text(to_fixed(s.score, 3))
-        if upper:
-            score.append(" ≤", style="dim")  # path-only: an upper bound
-        ident = suspect_label(s).split(" ", 1)[1].strip("'")
-        verdict = Text("—", style="dim")
-        flips = ""
-        if s.verdict is not UNSET:
-            v = s.verdict.verdict  # type: ignore[union-attr]
-            style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
-            verdict = Text(v, style=style)
-            if s.cost is not UNSET:
-                verdict.append(f" ({classify_suspect(s)})", style="dim")
-        if s.runs is not UNSET:
-            flips = f"{s.runs.flips}/{s.runs.samples}"  # type: ignore[union-attr]
-        table.add_row(
-            str(i),
-            s.kind,
-            safe(ident),
-            Text.assemble(safe(s.source), " ", safe(s.stageName or "", "dim")),
-            score,
-            to_fixed(s.structuralScore, 3),
-            "—" if upper else to_fixed(s.semanticScore, 3),  # type: ignore[arg-type]
-            verdict,
-            flips,
-        )
-    con.print(table)
-    if any(s.semanticScore is UNSET for s in r.suspects):
-        con.print(Text("≤ path-only score: no content signal, so it is an upper bound", "dim"))
-
-    if r.suspects:
-        tree = Tree(Text("Evidence paths (trigger first)", style="bold"))
-        for i, s in enumerate(r.suspects, 1):
-            branch = tree.add(
-                Text.assemble(f"{i}. ", safe(suspect_label(s)), " at ", safe(s.source))
-            )
-            node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
-            for h in s.edgePath:
-                node = node.add(safe(hop_text(h)))
-            if s.verdict is not UNSET:
-                branch.add(safe(s.verdict.claim, "italic"))  # type: ignore[union-attr]
-        con.print(tree)
-
-    if r.dropped is not UNSET and r.dropped:
-        dt = Table(title="Missing context (available, never sent)")
-        dt.add_column("#", justify="right")
-        dt.add_column("id")
-        dt.add_column("verdict")
-        dt.add_column("runs")
-        for i, c in enumerate(r.dropped, 1):  # type: ignore[arg-type]
-            dt.add_row(
-                str(i),
-                safe(c.id),
-                c.verdict.verdict if c.verdict is not UNSET else "—",  # type: ignore[union-attr]
-                _stats_text(c.runs) if c.runs is not UNSET else "",  # type: ignore[arg-type]
-            )
-        con.print(dt)
-    if r.baseline is not UNSET:
-        con.print(Text("baseline (no ablation): " + _stats_text(r.baseline)))  # type: ignore[arg-type]
-    if r.restorationBaseline is not UNSET:
-        con.print(
-            Text("baseline (no restoration): " + _stats_text(r.restorationBaseline))  # type: ignore[arg-type]
-        )
-    if r.culprits is not UNSET:
-        c = r.culprits
-        line = Text(f"culprit search: {c.verdict}", style="bold")  # type: ignore[union-attr]
-        for grp in c.culprits:  # type: ignore[union-attr]
-            line.append("\n  • ")
-            line.append_text(safe(" + ".join(x.label for x in grp)))
-        line.append(
-            f"\n  {len(c.probes)} probe(s), {c.runsUsed} rerun(s)"  # type: ignore[union-attr]
-        )
-        con.print(line)
-    if r.honestyFlags:
-        body = Text()
-        for j, fl in enumerate(r.honestyFlags):
-            if j:
-                body.append("\n")
-            body.append(f"⚠ [{fl.flag}] ", style="bold yellow")
-            body.append_text(safe(fl.note))
-        con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
-    else:
-        con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))
-
-
 # ------------------------------------------------------------------------- the command
 
 
@@ -300,9 +152,9 @@ def bisect(
     control_deps: str | None = typer.Option(
         None, "--control-deps", help="JSON map runtimeStageId -> {deciderId, label?}."
     ),
-    max_depth: int = typer.Option(DEFAULTS["maxDepth"], "--max-depth", min=0),
-    max_nodes: int = typer.Option(DEFAULTS["maxNodes"], "--max-nodes", min=1),
-    max_suspects: int = typer.Option(DEFAULTS["maxSuspects"], "--max-suspects", min=0),
+    max_depth: int = typer.Option(DEFAULT_MAX_DEPTH, "--max-depth", min=0),
+    max_nodes: int = typer.Option(DEFAULT_MAX_NODES, "--max-nodes", min=1),
+    max_suspects: int = typer.Option(DEFAULT_MAX_SUSPECTS, "--max-suspects", min=0),
     embedder: str = typer.Option("mock", "--embedder", help="Embedder (only 'mock')."),
     scorer: str = typer.Option(
         "semantic-alignment", "--scorer", help="semantic-alignment or lexical-overlap."
@@ -349,17 +201,28 @@ def bisect(
         raise UsageError("--culprits needs --rerun")
     compare = _comparator(comparator)
 
+    from agentbisect.bisect.artifacts import artifacts_from_loaded, control_deps_from_json
+    from agentbisect.bisect.causal import MissingContext, RerunOptions, bisect_culprits
+    from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
+    from agentbisect.bisect.localize import TriggerError, localize
+    from agentbisect.bisect.rerun import CommandRunner
+    from agentbisect.load import load
+
     loaded = load(file)
     deps = None
     if control_deps is not None:
         deps = control_deps_from_json(_read_json_file(control_deps, "control-deps"), control_deps)
     art = artifacts_from_loaded(loaded, control_deps=deps)
-    for w in art.warnings:
-        stderr_console().print(Text("afp: warning: " + w))
+    if art.warnings:
+        from rich.text import Text
+
+        from agentbisect.render.console import stderr_console
+
+        for w in art.warnings:
+            stderr_console().print(Text("afp: warning: " + w))
     step = _resolve_step(art, at_step, at_llm)
 
     emb = EmbeddingCache(MockEmbedder())
-    err = stderr_console()
     progress = None
     runner: CommandRunner | None = None
     rerun_opts: RerunOptions | None = None
@@ -371,6 +234,11 @@ def bisect(
                 argv = shlex.split(rerun)
                 if not argv:
                     raise UsageError("--rerun: empty command")
+                from rich.text import Text
+
+                from agentbisect.render.console import stderr_console, stderr_is_terminal
+
+                err = stderr_console()
                 if compare is None:
                     err.print(
                         Text(
@@ -447,11 +315,19 @@ def bisect(
             runner.kill_all()
 
     if as_json:
+        from agentbisect.bisect.report import report_json
+        from agentbisect.render.console import write_bytes
+
         write_bytes((report_json(report, indent=2) + "\n").encode("utf-8", "surrogatepass"))
     elif fmt == "text":
+        from agentbisect.bisect.render_text import format_report
+        from agentbisect.render.console import write_bytes
+
         write_bytes((format_report(report) + "\n").encode("utf-8", "surrogatepass"))
     else:
-        _render_terminal(report)
+        from agentbisect.render.bisect import render_report
+
+        render_report(report)
 
     if fail_on:
         raised = [f.flag for f in report.honestyFlags]

@@ -1,0 +1,156 @@
+"""Render an ``afp bisect`` report (a ``ContextBugReport``) as terminal panels, tables and trees.
+
+Only imported when a report is printed for a terminal, so rich and the bisect library are
+imported at the top here; ``--json`` and ``--format text`` never load this module.
+"""
+
+from __future__ import annotations
+
+from msgspec import UNSET
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from agentbisect.bisect.ablation import suspect_label
+from agentbisect.bisect.causal import classify_suspect
+from agentbisect.bisect.jsjson import to_fixed
+from agentbisect.bisect.render_text import hop_text
+from agentbisect.bisect.report import AblationRunStats, ContextBugReport
+from agentbisect.render.console import stdout_console
+from agentbisect.render.text import safe
+
+
+def stats_text(b: AblationRunStats) -> str:
+    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max]."""
+    s = b.similarity
+    return (
+        f"{b.flips}/{b.samples} flipped · similarity {to_fixed(s.mean, 3)} ± "
+        f"{to_fixed(s.stdev, 3)} [{to_fixed(s.min, 3)}, {to_fixed(s.max, 3)}]"
+    )
+
+
+def render_report(r: ContextBugReport) -> None:
+    """Print the report to stdout: banner, suspects, evidence paths, missing context, honesty."""
+    con = stdout_console()
+    causal = r.mode == "causal"
+    banner = (
+        "CAUSAL — verdicts are the only causal claims"
+        if causal
+        else "CORRELATIONAL — proxies only, no causal claim"
+    )
+    head = Text()
+    head.append(banner, style="bold green" if causal else "bold yellow")
+    head.append("\ntrigger ")
+    head.append_text(safe(r.step, "bold"))
+    head.append(" ")
+    head.append_text(safe(r.stepName if r.stepName is not UNSET else "?"))
+    head.append(f" ({r.triggerSource}")
+    if r.triggerScore is not UNSET:
+        head.append(f", score {to_fixed(r.triggerScore, 2)}")  # type: ignore[arg-type]
+    head.append(f") · ranked by {r.rankedBy}")
+    st = r.sliceStats
+    head.append(
+        f"\nslice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
+        f"{st.weightedEdges} influence-weighted edges (budgets depth {st.maxDepth}, "
+        f"nodes {st.maxNodes})"
+    )
+    con.print(Panel(head, title="afp bisect", expand=False))
+
+    table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False)
+    for col, just in (
+        ("#", "right"),
+        ("kind", "left"),
+        ("identity", "left"),
+        ("stage", "left"),
+        ("score", "right"),
+        ("path", "right"),
+        ("content", "right"),
+        ("verdict", "left"),
+        ("flips", "right"),
+    ):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for i, s in enumerate(r.suspects, 1):
+        upper = s.semanticScore is UNSET
+        score = Text(to_fixed(s.score, 3))
+        if upper:
+            score.append(" ≤", style="dim")  # path-only: an upper bound
+        ident = suspect_label(s).split(" ", 1)[1].strip("'")
+        verdict = Text("—", style="dim")
+        flips = ""
+        if s.verdict is not UNSET:
+            v = s.verdict.verdict  # type: ignore[union-attr]
+            style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
+            verdict = Text(v, style=style)
+            if s.cost is not UNSET:
+                verdict.append(f" ({classify_suspect(s)})", style="dim")
+        if s.runs is not UNSET:
+            flips = f"{s.runs.flips}/{s.runs.samples}"  # type: ignore[union-attr]
+        table.add_row(
+            str(i),
+            s.kind,
+            safe(ident),
+            Text.assemble(safe(s.source), " ", safe(s.stageName or "", "dim")),
+            score,
+            to_fixed(s.structuralScore, 3),
+            "—" if upper else to_fixed(s.semanticScore, 3),  # type: ignore[arg-type]
+            verdict,
+            flips,
+        )
+    con.print(table)
+    if any(s.semanticScore is UNSET for s in r.suspects):
+        con.print(Text("≤ path-only score: no content signal, so it is an upper bound", "dim"))
+
+    if r.suspects:
+        tree = Tree(Text("Evidence paths (trigger first)", style="bold"))
+        for i, s in enumerate(r.suspects, 1):
+            branch = tree.add(
+                Text.assemble(f"{i}. ", safe(suspect_label(s)), " at ", safe(s.source))
+            )
+            node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
+            for h in s.edgePath:
+                node = node.add(safe(hop_text(h)))
+            if s.verdict is not UNSET:
+                branch.add(safe(s.verdict.claim, "italic"))  # type: ignore[union-attr]
+        con.print(tree)
+
+    if r.dropped is not UNSET and r.dropped:
+        dt = Table(title="Missing context (available, never sent)")
+        dt.add_column("#", justify="right")
+        dt.add_column("id")
+        dt.add_column("verdict")
+        dt.add_column("runs")
+        for i, c in enumerate(r.dropped, 1):  # type: ignore[arg-type]
+            dt.add_row(
+                str(i),
+                safe(c.id),
+                c.verdict.verdict if c.verdict is not UNSET else "—",  # type: ignore[union-attr]
+                stats_text(c.runs) if c.runs is not UNSET else "",  # type: ignore[arg-type]
+            )
+        con.print(dt)
+    if r.baseline is not UNSET:
+        con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))  # type: ignore[arg-type]
+    if r.restorationBaseline is not UNSET:
+        con.print(
+            Text("baseline (no restoration): " + stats_text(r.restorationBaseline))  # type: ignore[arg-type]
+        )
+    if r.culprits is not UNSET:
+        c = r.culprits
+        line = Text(f"culprit search: {c.verdict}", style="bold")  # type: ignore[union-attr]
+        for grp in c.culprits:  # type: ignore[union-attr]
+            line.append("\n  • ")
+            line.append_text(safe(" + ".join(x.label for x in grp)))
+        line.append(
+            f"\n  {len(c.probes)} probe(s), {c.runsUsed} rerun(s)"  # type: ignore[union-attr]
+        )
+        con.print(line)
+    if r.honestyFlags:
+        body = Text()
+        for j, fl in enumerate(r.honestyFlags):
+            if j:
+                body.append("\n")
+            body.append(f"⚠ [{fl.flag}] ", style="bold yellow")
+            body.append_text(safe(fl.note))
+        con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
+    else:
+        con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))
