@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.cli.app import app, guarded
 from agentbisect.errors import UsageError
-from agentbisect.load import Loaded, load_bytes, read_input
-from agentbisect.record import (
-    DEFAULT_MAX_EVENTS,
-    Conversion,
-    convert_capture,
-    event_type,
-    gzip_bytes,
-    is_capture,
-    normalize_cap,
-    reproject,
-    write_atomic,
-)
-from agentbisect.render.console import stderr_console
-from agentbisect.render.text import safe
+
+# The recorder, the loader's schemas and rich are imported inside the functions that use them:
+# every `afp` call imports this module, and start-up cost is paid thousands of times in CI.
+if TYPE_CHECKING:
+    from agentbisect.load import Loaded
+    from agentbisect.record import Conversion
+
+# The value of agentbisect.record.DEFAULT_MAX_EVENTS, copied because typer needs it when this
+# module is imported and importing agentbisect.record for it would load the recorder every time.
+DEFAULT_MAX_EVENTS = 10_000
 
 HELP = """Write a canonical recording from a JSON Lines capture or any recording afp reads.
 
@@ -94,6 +89,15 @@ def record_command(
     _refuse_same_file(input_path, output)
     if not force and os.path.lexists(output):
         raise UsageError(f"{output} exists; pass --force to overwrite it")
+    from agentbisect.load import load_bytes, read_input
+    from agentbisect.record import (
+        convert_capture,
+        gzip_bytes,
+        is_capture,
+        reproject,
+        write_atomic,
+    )
+
     name, data, compressed = read_input(input_path)
     size_in = _size_on_disk(input_path, data)
     loaded_in: Loaded | None = None
@@ -155,6 +159,11 @@ def _summary(
     size_out: int,
     max_events: float,
 ) -> None:
+    from agentbisect.boundary.rebuild import rebuild_index
+    from agentbisect.record import event_type, normalize_cap
+    from agentbisect.render.console import stderr_console
+    from agentbisect.render.text import safe
+
     err = stderr_console()
     domain = out.domain.events if out.domain else []
     build = rebuild_index(domain, out.commit_log_empty())
