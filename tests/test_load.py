@@ -185,10 +185,22 @@ def test_missing_directory_and_unreadable(tmp_path: Path) -> None:
     f = tmp_path / "secret.json"
     f.write_text("{}")
     os.chmod(f, 0)
-    if os.access(f, os.R_OK):  # root can read anything
-        pytest.skip("running as root: permission bits do not stop reads")
     with pytest.raises(InputError, match="permission denied"):
-        load(str(f))
+        if os.access(f, os.R_OK):  # root reads anything: make the read itself refuse
+            import builtins
+
+            real_open = builtins.open
+
+            def refusing_open(path, *a, **k):  # type: ignore[no-untyped-def]
+                if str(path) == str(f):
+                    raise PermissionError(13, "Permission denied", str(path))
+                return real_open(path, *a, **k)
+
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(builtins, "open", refusing_open)
+                load(str(f))
+        else:
+            load(str(f))
 
 
 json_values = st.recursive(
