@@ -57,46 +57,49 @@ def render_report(r: ContextBugReport) -> None:
     )
     con.print(Panel(head, title="afp bisect", expand=False))
 
-    table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False)
-    for col, just in (
-        ("#", "right"),
-        ("kind", "left"),
-        ("identity", "left"),
-        ("stage", "left"),
-        ("score", "right"),
-        ("path", "right"),
-        ("content", "right"),
-        ("verdict", "left"),
-        ("flips", "right"),
-    ):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    # Verdict columns only when reruns ran: in a correlational report they would be all dashes,
+    # and at 80 columns they squeeze the identity out.
+    causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
+    table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False, pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("identity", overflow="fold", ratio=2)
+    table.add_column("stage", overflow="fold", ratio=2)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("path", justify="right", no_wrap=True)
+    table.add_column("content", justify="right", no_wrap=True)
+    if causal:
+        table.add_column("verdict (flips)", overflow="fold", ratio=2)
     for i, s in enumerate(r.suspects, 1):
         upper = s.semanticScore is UNSET
         score = Text(to_fixed(s.score, 3))
         if upper:
-            score.append(" ≤", style="dim")  # path-only: an upper bound
+            score.append("≤", style="dim")  # path-only: an upper bound
         ident = suspect_label(s).split(" ", 1)[1].strip("'")
-        verdict = Text("—", style="dim")
-        flips = ""
-        if s.verdict is not UNSET:
-            v = s.verdict.verdict  # type: ignore[union-attr]
-            style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
-            verdict = Text(v, style=style)
-            if s.cost is not UNSET:
-                verdict.append(f" ({classify_suspect(s)})", style="dim")
-        if s.runs is not UNSET:
-            flips = f"{s.runs.flips}/{s.runs.samples}"  # type: ignore[union-attr]
-        table.add_row(
+        # The stage id is noise where it is the identity itself (stage and arg suspects).
+        stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
+        stage.append(safe(s.stageName or "", "dim"))
+        row = [
             str(i),
             s.kind,
             safe(ident),
-            Text.assemble(safe(s.source), " ", safe(s.stageName or "", "dim")),
+            stage,
             score,
             to_fixed(s.structuralScore, 3),
             "—" if upper else to_fixed(s.semanticScore, 3),  # type: ignore[arg-type]
-            verdict,
-            flips,
-        )
+        ]
+        if causal:
+            verdict = Text("—", style="dim")
+            if s.verdict is not UNSET:
+                v = s.verdict.verdict  # type: ignore[union-attr]
+                style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
+                verdict = Text(v, style=style)
+            if s.runs is not UNSET:
+                verdict.append(f" {s.runs.flips}/{s.runs.samples}")  # type: ignore[union-attr]
+            if s.cost is not UNSET:
+                verdict.append(f" ({classify_suspect(s)})", style="dim")
+            row.append(verdict)
+        table.add_row(*row)
     con.print(table)
     if any(s.semanticScore is UNSET for s in r.suspects):
         con.print(Text("≤ path-only score: no content signal, so it is an upper bound", "dim"))
