@@ -268,3 +268,79 @@ def test_corrupted_real_rows_never_traceback(
     res = run(str(f), "--json")
     assert res.exit_code in (0, 2)
     assert "Traceback" not in res.stderr and "internal error" not in res.stderr
+
+
+# --- start-up and chunked reading -------------------------------------------------------------
+
+
+def test_the_command_module_imports_no_numpy_rich_or_genui() -> None:
+    # afp imports every command module at start-up: genui-stats must not make the other
+    # commands pay for numpy, rich or its own library. The cli package __init__ imports all
+    # commands, so stub it to see what this module alone pulls in.
+    code = (
+        "import sys, types, pathlib, agentbisect\n"
+        "pkg = types.ModuleType('agentbisect.cli')\n"
+        "pkg.__path__ = [str(pathlib.Path(agentbisect.__file__).parent / 'cli')]\n"
+        "sys.modules['agentbisect.cli'] = pkg\n"
+        "import agentbisect.cli.genui_stats\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'rich')"
+        " or m.startswith(('agentbisect.genui', 'agentbisect.schema'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_tables_without_any_error_row(tmp_path: Path) -> None:
+    f = tmp_path / "ok.jsonl"
+    accepted = next(line for line in LINES if json.loads(line)["outcome"] == "ok")
+    f.write_text(accepted + "\n")  # one accepted call: the errors table is left out
+    res = run(str(f))
+    assert res.exit_code == 0, res.stderr
+    assert "By tool and model" in res.stdout and "Top errors" not in res.stdout
+    assert "By day (UTC)" in res.stdout and "Frame latency" in res.stdout
+
+
+def _many_rows(n: int) -> list[dict[str, object]]:
+    """``n`` rows over a few turns, tools and days, with a duplicate id every 7th row."""
+    base = json.loads(LINES[0])
+    rows = []
+    for i in range(n):
+        row = dict(base)
+        bad = i % 4 == 3
+        row.update(
+            toolCallId=f"tc-{i - 1 if i % 7 == 6 else i}",
+            runId=f"r{i // 3}",
+            step=i % 3,
+            toolName=["ui__render", "ui__show", "ui__sandbox"][i % 3],
+            outcome="error" if bad else "ok",
+            validity="failed" if bad else "first_try",
+            attempt=1,
+            createdAt=f"2026-07-{20 + i % 3}T10:00:{i % 60:02d}.{i % 1000:03d}Z",
+        )
+        if bad:
+            row["errorMessage"] = f"invalid Card props: title: must be {i % 5}"
+            row.pop("completeFrameMs", None)
+        rows.append(row)
+    return rows
+
+
+def test_reading_in_small_chunks_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentbisect.genui import load
+
+    rows = _many_rows(300)
+    f = tmp_path / "many.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    whole = run(str(f), "--json")
+    assert whole.exit_code == 0, whole.stderr
+    got = json.loads(whole.stdout)
+    assert got["totals"]["calls"] == 300 - 300 // 7  # each 7th row replays the one before
+    monkeypatch.setattr(load, "CHUNK_BYTES", 700)  # a row or two per chunk
+    assert json.loads(run(str(f), "--json").stdout) == got
+    # A bad row deep in the file: the line is counted over the whole file, not the chunk.
+    rows[250]["step"] = "x"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    err = one_line_error(run(str(f), "--json"))
+    assert err == f"afp: {f}:251: step: expected int, got str"

@@ -178,3 +178,22 @@ def test_postgres_errors_are_one_line(pg_table: str) -> None:
     assert PG_URL is not None
     err = one_line_error(runner.invoke(app, ["genui-stats", "--db", PG_URL, "--table", "absent_x"]))
     assert "cannot read" in err and "absent_x" in err
+
+
+def test_sqlite_read_in_small_chunks_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentbisect.genui import db
+
+    url = make_sqlite(tmp_path / "g.db", SNAKE, RAW)
+    monkeypatch.setattr(db, "FETCH_ROWS", 2)
+    res = runner.invoke(app, ["genui-stats", "--db", url, "--json"])
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout) == expected("spec-8a.expected.json")
+    assert [r.tool_call_id for r in read_db(url)] == [r["toolCallId"] for r in RAW]
+    # The row number of a bad row counts the chunks before it.
+    bad = [dict(r) for r in RAW]
+    bad[4]["createdAt"] = "2026-07-21 08:00:00"
+    url = make_sqlite(tmp_path / "bad.db", SNAKE, bad)
+    err = one_line_error(runner.invoke(app, ["genui-stats", "--db", url]))
+    assert err.startswith(f"afp: {url} (genui_calls) row 5: createdAt: naive timestamp")

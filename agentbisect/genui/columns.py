@@ -1,8 +1,15 @@
 """Rows → numpy columns, plus the row-level passes that run before summarising: dedupe, range.
 
-Extraction is one C-level ``map`` per field (no Python loop body). String fields are not copied:
-what the statistics need from them is identity, so they become 64-bit ``hash`` codes, and the few
-strings that reach the output are read back from a representative row.
+Rows arrive in chunks (a few thousand at a time, see ``CHUNK_ROWS``) and each chunk is read in
+ONE Python pass: a list comprehension of attribute tuples, transposed by ``zip``, then one C-level
+conversion per column. Working chunk by chunk keeps the rows being read in cache, and lets the
+loaders free each chunk's row objects before decoding the next, so the allocator reuses the same
+memory instead of faulting in a gigabyte of fresh pages for a million rows.
+
+String fields are not copied into the columns: what the statistics need from them is identity, so
+they become 64-bit ``hash`` codes. The few strings that reach the output are kept on the side:
+the ``(toolName, modelId, mode)`` and raw error ``(category, message, toolName)`` triple behind
+each code, and every ``toolCallId`` (for dedupe, first-attempt ties and warnings).
 
 Hash codes: Python's ``str`` hash is a per-process keyed SipHash, so two *different* values merge
 only by a chance of about ``U²/2⁶⁵`` for ``U`` distinct values (≈ 10⁻⁹ for a million run ids) and
@@ -13,9 +20,9 @@ cannot be provoked by crafted input. The one place where a merge would drop data
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, timedelta
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -28,41 +35,33 @@ BoolArray = npt.NDArray[np.bool_]
 DAY_US = 86_400_000_000
 EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-VALIDITY_CODES = {"first_try": 0, "retried": 1, "failed": 2}
 FIRST_TRY, RETRIED, FAILED = 0, 1, 2
+# Rows per chunk: large enough that the per-chunk numpy calls are noise, small enough that a
+# chunk's row objects (≈ 1 KB each) stay in cache while their fields are read, and that freeing
+# them does not hand memory back to the OS only to fault it in again for the next chunk (the
+# loaders' chunks: measured fastest at a few hundred rows, see FETCH_ROWS and CHUNK_BYTES).
+CHUNK_ROWS = 512
+_NO_ERROR = np.int64(0)  # err_hash of a non-error entry (never read: is_error masks it)
 
-
-def _ints(rows: Sequence[Any], name: str) -> IntArray:
-    return np.fromiter(map(attrgetter(name), rows), np.int64, len(rows))
-
-
-def _optional_floats(rows: Sequence[Any], name: str) -> FloatArray:
-    # None (absent/null) becomes NaN; the schema rejects NaN in the input, so NaN means absent.
-    return np.array(list(map(attrgetter(name), rows)), dtype=np.float64).reshape(len(rows))
-
-
-def _hashes(rows: Sequence[Any], *names: str) -> IntArray:
-    return np.fromiter(map(hash, map(attrgetter(*names), rows)), np.int64, len(rows))
-
-
-def _timestamps_us(rows: Sequence[Any]) -> IntArray:
-    # datetime.timestamp() is exact to well under a microsecond for any date this century
-    # (float64 spacing at 2e9 s is 2.4e-7 s), so rounding recovers the recorded microseconds.
-    seconds = np.fromiter(
-        map(datetime.timestamp, map(attrgetter("created_at"), rows)), np.float64, len(rows)
-    )
-    return np.rint(seconds * 1e6).astype(np.int64)
+Key = tuple[str, str, str]  # (toolName, modelId, mode)
+ErrorKey = tuple[str | None, str | None, str]  # raw (errorCategory, errorMessage, toolName)
 
 
 @dataclass(frozen=True, slots=True)
 class Columns:
-    """The numbers of ``len(index)`` rows; ``rows[index[i]]`` is the object behind entry ``i``."""
+    """The numbers of ``len(index)`` rows; ``index[i]`` is the input position of entry ``i``.
 
-    rows: Sequence[Any]
+    ``ids``, ``keys`` and ``error_keys`` are shared by every ``take`` of the same input.
+    """
+
+    ids: Sequence[str]  # toolCallId by input position
+    keys: dict[int, Key]  # key_hash → (toolName, modelId, mode)
+    error_keys: dict[int, ErrorKey]  # err_hash → raw (errorCategory, errorMessage, toolName)
     index: IntArray
     id_hash: IntArray
     run_hash: IntArray
     key_hash: IntArray  # hash((toolName, modelId, mode)): the byToolModel key
+    err_hash: IntArray  # hash of the raw error triple; meaningful where is_error
     is_error: BoolArray  # outcome == "error"
     validity: IntArray  # FIRST_TRY / RETRIED / FAILED
     step: IntArray
@@ -77,50 +76,127 @@ class Columns:
     @classmethod
     def from_rows(cls, rows: Sequence[Any]) -> Columns:
         """Columns of ``rows`` (``GenuiCallRow``-like objects: snake_case attributes)."""
-        n = len(rows)
-        validity_hash = _hashes(rows, "validity")
-        validity = np.full(n, FAILED, np.int64)
-        validity[validity_hash == hash("first_try")] = FIRST_TRY
-        validity[validity_hash == hash("retried")] = RETRIED
-        return cls(
-            rows=rows,
-            index=np.arange(n, dtype=np.int64),
-            id_hash=_hashes(rows, "tool_call_id"),
-            run_hash=_hashes(rows, "run_id"),
-            key_hash=_hashes(rows, "tool_name", "model_id", "mode"),
-            is_error=_hashes(rows, "outcome") == hash("error"),
-            validity=validity,
-            step=_ints(rows, "step"),
-            attempt=_ints(rows, "attempt"),
-            ts_us=_timestamps_us(rows),
-            input_tokens=_ints(rows, "input_tokens"),
-            output_tokens=_ints(rows, "output_tokens"),
-            cost_usd=_optional_floats(rows, "cost_usd"),
-            first_frame_ms=_optional_floats(rows, "first_frame_ms"),
-            complete_frame_ms=_optional_floats(rows, "complete_frame_ms"),
-        )
+        builder = ColumnsBuilder()
+        for start in range(0, len(rows), CHUNK_ROWS):
+            builder.add(rows[start : start + CHUNK_ROWS])
+        return builder.build()
 
     def __len__(self) -> int:
         return int(self.index.size)
 
     def take(self, selection: IntArray | BoolArray) -> Columns:
-        """The entries picked by an index array or a boolean mask, rows shared."""
-        values = {
-            f.name: (
-                getattr(self, f.name) if f.name == "rows" else getattr(self, f.name)[selection]
-            )
+        """The entries picked by an index array or a boolean mask, side tables shared."""
+        n = len(self)
+        if selection.dtype == np.bool_:
+            if bool(selection.all()):
+                return self  # nothing dropped: skip copying 14 arrays
+        elif selection.size == n and np.array_equal(selection, np.arange(n)):
+            return self
+        changes = {
+            f.name: getattr(self, f.name)[selection]
             for f in fields(self)
+            if f.name not in ("ids", "keys", "error_keys")
         }
-        return Columns(**values)
+        return replace(self, **changes)
 
-    def row(self, i: int) -> Any:
-        """The row object behind entry ``i``."""
-        return self.rows[int(self.index[i])]
+    def tool_call_id(self, i: int) -> str:
+        """The ``toolCallId`` of entry ``i``."""
+        return self.ids[int(self.index[i])]
 
     @property
     def day(self) -> IntArray:
         """UTC day number (days since 1970-01-01) of each entry."""
         return self.ts_us // DAY_US
+
+
+class ColumnsBuilder:
+    """Accumulates the columns of successive chunks of rows; ``build`` joins them.
+
+    A chunk's row objects are not referenced once ``add`` returns (only their ``toolCallId``
+    strings and one triple per distinct key are kept), so a loader can drop each chunk.
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[Any, ...]] = []
+        self._ids: list[str] = []
+        self._keys: dict[int, Key] = {}
+        self._error_keys: dict[int, ErrorKey] = {}
+
+    def add(self, rows: Sequence[Any]) -> None:
+        """Read one chunk of ``GenuiCallRow``-like rows."""
+        n = len(rows)
+        if n == 0:
+            return
+        # One pass over the rows: attribute loads in a comprehension are the cheapest way to get
+        # at Struct fields from Python (specialised LOAD_ATTR), then zip transposes in C.
+        (steps, attempts, input_tokens, output_tokens, costs, first_frames, complete_frames,
+         ids, runs, tools, models, modes, outcomes, validities, created, categories,
+         messages) = zip(*[
+            (r.step, r.attempt, r.input_tokens, r.output_tokens, r.cost_usd, r.first_frame_ms,
+             r.complete_frame_ms, r.tool_call_id, r.run_id, r.tool_name, r.model_id, r.mode,
+             r.outcome, r.validity, r.created_at, r.error_category, r.error_message)
+            for r in rows
+        ], strict=True)  # fmt: skip
+        self._ids.extend(ids)
+        key_hash = list(map(hash, zip(tools, models, modes, strict=True)))
+        # Only a code not seen before needs its strings kept (a few dozen in a whole table).
+        for code in set(key_hash).difference(self._keys):
+            i = key_hash.index(code)
+            self._keys[code] = (tools[i], models[i], modes[i])
+        # outcome and validity are Literal-typed strings: comparing them as a numpy object array
+        # costs less than hashing them.
+        is_error = np.array(outcomes, dtype=object) == "error"
+        validity_obj = np.array(validities, dtype=object)
+        validity = np.full(n, FAILED, np.int64)
+        validity[validity_obj == "first_try"] = FIRST_TRY
+        validity[validity_obj == "retried"] = RETRIED
+        err_hash = np.full(n, _NO_ERROR, np.int64)
+        errors = np.flatnonzero(is_error).tolist()
+        if errors:
+            pick = itemgetter(*errors)
+            raw: list[ErrorKey] = (
+                list(zip(pick(categories), pick(messages), pick(tools), strict=True))
+                if len(errors) > 1
+                else [(categories[errors[0]], messages[errors[0]], tools[errors[0]])]
+            )
+            raw_hash = list(map(hash, raw))
+            for code in set(raw_hash).difference(self._error_keys):
+                self._error_keys[code] = raw[raw_hash.index(code)]
+            err_hash[errors] = raw_hash
+        # datetime.timestamp() is exact to well under a microsecond for any date this century
+        # (float64 spacing at 2e9 s is 2.4e-7 s), so rounding recovers the recorded microseconds.
+        seconds = np.fromiter(map(datetime.timestamp, created), np.float64, n)
+        self._parts.append(
+            (
+                np.fromiter(map(hash, ids), np.int64, n),
+                np.fromiter(map(hash, runs), np.int64, n),
+                np.fromiter(key_hash, np.int64, n),
+                err_hash,
+                np.asarray(is_error, dtype=np.bool_),
+                validity,
+                np.fromiter(steps, np.int64, n),
+                np.fromiter(attempts, np.int64, n),
+                np.rint(seconds * 1e6).astype(np.int64),
+                np.fromiter(input_tokens, np.int64, n),
+                np.fromiter(output_tokens, np.int64, n),
+                # None (absent/null) becomes NaN; the schema rejects NaN in the input, so NaN
+                # means absent.
+                np.array(costs, dtype=np.float64),
+                np.array(first_frames, dtype=np.float64),
+                np.array(complete_frames, dtype=np.float64),
+            )
+        )
+
+    def build(self) -> Columns:
+        """The columns of every row added so far, in input order."""
+        n = len(self._ids)
+        if self._parts:
+            arrays = [np.concatenate(column) for column in zip(*self._parts, strict=True)]
+        else:
+            ints, floats = np.zeros(0, np.int64), np.zeros(0, np.float64)
+            arrays = [ints] * 4 + [np.zeros(0, np.bool_)] + [ints] * 6 + [floats] * 3
+        return Columns(self._ids, self._keys, self._error_keys, np.arange(n, dtype=np.int64),
+                       *arrays)  # fmt: skip
 
 
 def dedupe_last_wins(cols: Columns) -> IntArray:
@@ -129,11 +205,13 @@ def dedupe_last_wins(cols: Columns) -> IntArray:
     Returned ascending, so the survivors keep their input order.
     """
     n = len(cols)
+    # Fast path: an unstable sort is enough to learn that no hash repeats (the usual case).
+    sorted_hash = np.sort(cols.id_hash)
+    if not (sorted_hash[1:] == sorted_hash[:-1]).any():
+        return np.arange(n, dtype=np.int64)
     order = np.argsort(cols.id_hash, kind="stable")
     sorted_hash = cols.id_hash[order]
     same_as_next = sorted_hash[1:] == sorted_hash[:-1]
-    if not same_as_next.any():
-        return np.arange(n, dtype=np.int64)
     # Entries whose hash is shared: settle them by their real ids (few; a hash collision between
     # different ids keeps both).
     shared = np.zeros(n, bool)
@@ -144,7 +222,7 @@ def dedupe_last_wins(cols: Columns) -> IntArray:
     keep[candidates] = False
     last: dict[str, int] = {}
     for pos in candidates.tolist():  # ascending: later positions overwrite earlier ones
-        last[cols.row(pos).tool_call_id] = pos
+        last[cols.tool_call_id(pos)] = pos
     keep[list(last.values())] = True
     return np.flatnonzero(keep).astype(np.int64)
 
@@ -186,24 +264,32 @@ def inconsistent(cols: Columns) -> IntArray:
     return np.flatnonzero(ok_failed | error_accepted | first_try_late)
 
 
-def describe_inconsistency(row: Any) -> str:
-    """Why one row is inconsistent, for its warning."""
+_VALIDITY_NAMES = {FIRST_TRY: "first_try", RETRIED: "retried", FAILED: "failed"}
+
+
+def describe_inconsistency(cols: Columns, i: int) -> str:
+    """Why entry ``i`` is inconsistent, for its warning."""
+    is_error = bool(cols.is_error[i])
+    validity = _VALIDITY_NAMES[int(cols.validity[i])]
+    attempt = int(cols.attempt[i])
     problems = []
-    if row.outcome == "ok" and row.validity == "failed":
+    if not is_error and validity == "failed":
         problems.append('outcome "ok" with validity "failed"')
-    if row.outcome == "error" and row.validity != "failed":
-        problems.append(f'outcome "error" with validity "{row.validity}"')
-    if row.validity == "first_try" and row.attempt > 1:
-        problems.append(f'validity "first_try" with attempt {row.attempt}')
+    if is_error and validity != "failed":
+        problems.append(f'outcome "error" with validity "{validity}"')
+    if validity == "first_try" and attempt > 1:
+        problems.append(f'validity "first_try" with attempt {attempt}')
     return "; ".join(problems)
 
 
 __all__ = [
+    "CHUNK_ROWS",
     "DAY_US",
     "FAILED",
     "FIRST_TRY",
     "RETRIED",
     "Columns",
+    "ColumnsBuilder",
     "day_number",
     "day_string",
     "dedupe_last_wins",

@@ -1,7 +1,9 @@
 """Read genui rows from a file, ``-`` or gzip: a JSON array or JSON Lines of ``GenuiCallRow``.
 
-The happy path is one msgspec call over the whole buffer. Only when it fails do we go back and
-find the line of the first bad row, so that the error reads ``FILE:LINE: field: problem``.
+The happy path is msgspec over the buffer (``decode_rows``: one call; ``decode_columns``: one call
+per chunk of JSON Lines, each chunk turned into columns and dropped before the next). Only when
+decoding fails do we go back and find the line of the first bad row, so that the error reads
+``FILE:LINE: field: problem``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from agentbisect.errors import InputError
+from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder
 from agentbisect.schema.genui import GenuiCallRow
 
 _ROW = msgspec.json.Decoder(GenuiCallRow)
@@ -24,6 +27,10 @@ _NON_BLANK = re.compile(rb"[^ \t\r\n]")
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 WHAT = "genui rows (a JSON array or JSON Lines of GenuiCallRow objects)"
+# JSON Lines bytes decoded at a time: a few hundred typical rows, so that each chunk's row objects
+# are still in cache when ColumnsBuilder reads them (see genui.columns). Chunks end at a newline,
+# and a row never spans lines, so chunking cannot change what decodes.
+CHUNK_BYTES = 1 << 18
 
 
 def read_bytes(path: str) -> tuple[str, bytes]:
@@ -123,28 +130,63 @@ def _locate_in_array(name: str, data: bytes, error: msgspec.ValidationError) -> 
     return InputError(f"{name}:{line}", f"{field}: {problem}")
 
 
-def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
-    """Decode a JSON array or JSON Lines of rows; the first non-blank byte decides (spec §1)."""
+def _shape(name: str, data: bytes) -> tuple[bytes, str | None]:
+    """``(data without a BOM, "array" | "lines" | None for no rows)``: the first non-blank byte
+    decides (spec §1)."""
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     first = _NON_BLANK.search(data)
     if first is None:
-        return []  # an empty file is zero rows, not an error
+        return data, None  # an empty file is zero rows, not an error
     if b"\x00" in data[:4096]:
         raise InputError(name, f"binary data; expected {WHAT} (or gzip of it)")
-    if data[first.start()] == ord("["):
-        try:
-            return _ARRAY.decode(data)
-        except msgspec.ValidationError as exc:
-            raise _locate_in_array(name, data, exc) from None
-        except msgspec.DecodeError as exc:
-            match = re.search(r"\(byte (\d+)\)", str(exc))
-            line = _line_of(data, int(match.group(1))) if match else 1
-            raise _decode_error(name, line, exc) from None
+    return data, "array" if data[first.start()] == ord("[") else "lines"
+
+
+def _decode_array(name: str, data: bytes) -> list[GenuiCallRow]:
+    try:
+        return _ARRAY.decode(data)
+    except msgspec.ValidationError as exc:
+        raise _locate_in_array(name, data, exc) from None
+    except msgspec.DecodeError as exc:
+        match = re.search(r"\(byte (\d+)\)", str(exc))
+        line = _line_of(data, int(match.group(1))) if match else 1
+        raise _decode_error(name, line, exc) from None
+
+
+def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
+    """Decode a JSON array or JSON Lines of rows; the first non-blank byte decides (spec §1)."""
+    data, shape = _shape(name, data)
+    if shape is None:
+        return []
+    if shape == "array":
+        return _decode_array(name, data)
     try:
         return _ROW.decode_lines(data)
     except (msgspec.ValidationError, msgspec.DecodeError):
         raise _locate_in_lines(name, data) from None
+
+
+def decode_columns(name: str, data: bytes) -> Columns:
+    """``decode_rows`` straight into columns, with the same validation and the same errors."""
+    data, shape = _shape(name, data)
+    builder = ColumnsBuilder()
+    if shape == "array":
+        rows = _decode_array(name, data)
+        for start in range(0, len(rows), CHUNK_ROWS):
+            builder.add(rows[start : start + CHUNK_ROWS])
+    elif shape == "lines":
+        view, size, start = memoryview(data), len(data), 0
+        try:
+            while start < size:
+                end = data.find(b"\n", min(start + CHUNK_BYTES, size - 1))
+                end = size if end < 0 else end + 1
+                builder.add(_ROW.decode_lines(view[start:end]))
+                start = end
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            # Earlier chunks decoded, so the first bad line of the file is in this chunk.
+            raise _locate_in_lines(name, data) from None
+    return builder.build()
 
 
 def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
@@ -153,4 +195,17 @@ def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
     return name, decode_rows(name, data)
 
 
-__all__ = ["decode_rows", "field_and_problem", "load_rows", "read_bytes"]
+def load_columns(path: str) -> tuple[str, Columns]:
+    """``(display name, columns of the rows)`` of a path, ``-`` or gzip."""
+    name, data = read_bytes(path)
+    return name, decode_columns(name, data)
+
+
+__all__ = [
+    "decode_columns",
+    "decode_rows",
+    "field_and_problem",
+    "load_columns",
+    "load_rows",
+    "read_bytes",
+]
