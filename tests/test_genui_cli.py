@@ -344,3 +344,27 @@ def test_reading_in_small_chunks_changes_nothing(
     f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     err = one_line_error(run(str(f), "--json"))
     assert err == f"afp: {f}:251: step: expected int, got str"
+
+
+def test_mapped_files_read_like_read_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentbisect.genui import load
+
+    monkeypatch.setattr(load, "MAP_BYTES", 0)  # map every file, however small
+    want = expected("spec-8a.expected.json")
+    assert json.loads(run(str(SPEC_8A), "--json").stdout) == want
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + SPEC_8A.read_bytes())
+    assert json.loads(run(str(bom), "--json").stdout) == want
+    gz = tmp_path / "rows.jsonl.gz"
+    gz.write_bytes(gzip.compress(SPEC_8A.read_bytes()))  # gzip is never mapped
+    assert json.loads(run(str(gz), "--json").stdout) == want
+    array = tmp_path / "rows.json"
+    array.write_text("[" + ",".join(LINES) + "]")
+    assert json.loads(run(str(array), "--json").stdout) == want
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert json.loads(run(str(empty), "--json").stdout) == EMPTY
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(LINES[0] + "\n" + _bad_row(createdAt="2026-07-20T10:00:01") + "\n")
+    err = one_line_error(run(str(bad), "--json"))
+    assert err.startswith(f"afp: {bad}:2: createdAt: naive timestamp")
