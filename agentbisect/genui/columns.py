@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, timedelta
-from operator import itemgetter
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ DAY_US = 86_400_000_000
 EPOCH_DAY = date(1970, 1, 1)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FIRST_TRY, RETRIED, FAILED = 0, 1, 2
+_VALIDITY_CODE = {"first_try": FIRST_TRY, "retried": RETRIED}  # anything else: FAILED
 # Rows per chunk: large enough that the per-chunk numpy calls are noise, small enough that a
 # chunk's row objects (≈ 1 KB each) stay in cache while their fields are read, and that freeing
 # them does not hand memory back to the OS only to fault it in again for the next chunk (the
@@ -130,11 +131,10 @@ class ColumnsBuilder:
         # One pass over the rows: attribute loads in a comprehension are the cheapest way to get
         # at Struct fields from Python (specialised LOAD_ATTR), then zip transposes in C.
         (steps, attempts, input_tokens, output_tokens, costs, first_frames, complete_frames,
-         ids, runs, tools, models, modes, outcomes, validities, created, categories,
-         messages) = zip(*[
+         ids, runs, tools, models, modes, outcomes, validities, created) = zip(*[
             (r.step, r.attempt, r.input_tokens, r.output_tokens, r.cost_usd, r.first_frame_ms,
              r.complete_frame_ms, r.tool_call_id, r.run_id, r.tool_name, r.model_id, r.mode,
-             r.outcome, r.validity, r.created_at, r.error_category, r.error_message)
+             r.outcome, r.validity, r.created_at)
             for r in rows
         ], strict=True)  # fmt: skip
         self._ids.extend(ids)
@@ -143,22 +143,18 @@ class ColumnsBuilder:
         for code in set(key_hash).difference(self._keys):
             i = key_hash.index(code)
             self._keys[code] = (tools[i], models[i], modes[i])
-        # outcome and validity are Literal-typed strings: comparing them as a numpy object array
-        # costs less than hashing them.
+        # outcome and validity are Literal-typed strings (msgspec hands out the same objects, with
+        # their hash cached): an object-array compare and a dict lookup are the cheapest reads.
         is_error = np.array(outcomes, dtype=object) == "error"
-        validity_obj = np.array(validities, dtype=object)
-        validity = np.full(n, FAILED, np.int64)
-        validity[validity_obj == "first_try"] = FIRST_TRY
-        validity[validity_obj == "retried"] = RETRIED
+        validity = np.fromiter(map(_VALIDITY_CODE.get, validities, repeat(FAILED)), np.int64, n)
         err_hash = np.full(n, _NO_ERROR, np.int64)
         errors = np.flatnonzero(is_error).tolist()
         if errors:
-            pick = itemgetter(*errors)
-            raw: list[ErrorKey] = (
-                list(zip(pick(categories), pick(messages), pick(tools), strict=True))
-                if len(errors) > 1
-                else [(categories[errors[0]], messages[errors[0]], tools[errors[0]])]
-            )
+            # A quarter of the rows or so: read their error fields only now.
+            error_rows = [rows[i] for i in errors]
+            raw: list[ErrorKey] = [
+                (r.error_category, r.error_message, r.tool_name) for r in error_rows
+            ]
             raw_hash = list(map(hash, raw))
             for code in set(raw_hash).difference(self._error_keys):
                 self._error_keys[code] = raw[raw_hash.index(code)]
