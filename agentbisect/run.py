@@ -14,7 +14,6 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct
 
-from agentbisect.boundary.derive import FLOW_TYPES, merge_by_ts, typed_half
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
@@ -53,7 +52,7 @@ class Run:
         lo = self.loaded
         dom = lo.domain
         if dom is not None and any(
-            e.known and e.__struct_config__.tag not in FLOW_TYPES  # type: ignore[attr-defined]
+            e.known and e.__struct_config__.tag not in _FLOW_TYPES  # type: ignore[attr-defined]
             for e in dom.events
         ):
             return  # case 1: the row carries both halves, in capture order
@@ -62,6 +61,9 @@ class Run:
         typed = lo.typed_events()
         if not typed:
             return
+        # Only these rare recordings need the recorder's typed ingestion: import it here.
+        from agentbisect.boundary.derive import merge_by_ts, typed_half
+
         half = typed_half(typed)
         if not half:
             return
@@ -321,6 +323,17 @@ class Run:
         return out
 
 
+_FLOW_TYPES = frozenset(
+    {
+        "run.entry",
+        "run.exit",
+        "subflow.entry",
+        "subflow.exit",
+        "fork.branch",
+        "decision.branch",
+        "loop.iteration",
+    }
+)
 _BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
 _SLOT_PROP = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
 

@@ -30,17 +30,6 @@ FEEDING_TYPES = frozenset(
         "agentfootprint.composition.exit",
     }
 )
-FLOW_TYPES = frozenset(
-    {
-        "run.entry",
-        "run.exit",
-        "subflow.entry",
-        "subflow.exit",
-        "fork.branch",
-        "decision.branch",
-        "loop.iteration",
-    }
-)
 
 
 def typed_half(typed: list[TypedEvent]) -> list[bytes]:
