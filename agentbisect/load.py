@@ -168,15 +168,21 @@ class Loaded:
 # --------------------------------------------------------------------------- reading bytes
 
 
-def read_input(path: str) -> tuple[str, bytes, bool]:
-    """Return ``(display name, decompressed bytes, was_gzip)``; ``-`` reads stdin."""
+def read_input(
+    path: str, what: str = "a JSON recording", *, allow_empty: bool = False
+) -> tuple[str, bytes, bool]:
+    """Return ``(display name, decompressed bytes, was_gzip)``; ``-`` reads stdin.
+
+    Shared by every command that reads a file, so that a missing, unreadable, empty or
+    corrupt-gzip input gets the same one-line error everywhere; ``what`` names what was expected.
+    """
     name = "<stdin>" if path == "-" else path
     try:
         if path == "-":
             data = sys.stdin.buffer.read()
         else:
             if os.path.isdir(path):
-                raise InputError(name, "is a directory, expected a recording file")
+                raise InputError(name, f"is a directory, expected {what}")
             with open(path, "rb") as fh:
                 data = fh.read()
     except FileNotFoundError:
@@ -184,18 +190,22 @@ def read_input(path: str) -> tuple[str, bytes, bool]:
     except PermissionError:
         raise InputError(name, "cannot read the file (permission denied)") from None
     except IsADirectoryError:
-        raise InputError(name, "is a directory, expected a recording file") from None
+        raise InputError(name, f"is a directory, expected {what}") from None
     except OSError as exc:
         raise InputError(name, f"cannot read the file ({exc.strerror or exc})") from None
-    compressed = data[:2] == b"\x1f\x8b"
+    compressed = data[:2] == GZIP_MAGIC  # by magic bytes, not by extension
     if compressed:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise InputError(name, f"gzip data is corrupt or truncated ({exc})") from None
-    if not data.strip():
-        raise InputError(name, "file is empty, expected a JSON recording")
+    # isspace() scans without copying (strip() would copy a whole large file ending in "\n").
+    if not allow_empty and (not data or data.isspace()):
+        raise InputError(name, f"file is empty, expected {what}")
     return name, data, compressed
+
+
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _decode_error(name: str, exc: msgspec.MsgspecError, base: str = "$") -> InputError:

@@ -208,7 +208,7 @@ def test_whole_file_problems(tmp_path: Path) -> None:
     assert "binary data" in one_line_error(run(str(garbage)))
     badgz = tmp_path / "bad.gz"
     badgz.write_bytes(b"\x1f\x8b\x08\x00garbage")
-    assert "corrupt gzip data" in one_line_error(run(str(badgz)))
+    assert "gzip data is corrupt" in one_line_error(run(str(badgz)))
     # msgspec reads whitespace-separated values, so a pretty-printed object is one row…
     pretty = tmp_path / "one.json"
     pretty.write_text(json.dumps(json.loads(LINES[0]), indent=2))

@@ -8,25 +8,21 @@ decoding fails do we go back and find the line of the first bad row, so that the
 
 from __future__ import annotations
 
-import gzip
 import mmap
 import os
 import re
-import sys
-import zlib
-from pathlib import Path
 
 import msgspec
 
 from agentbisect.errors import InputError
 from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder
+from agentbisect.load import GZIP_MAGIC, read_input
 from agentbisect.schema.genui import GenuiCallRow
 
 _ROW = msgspec.json.Decoder(GenuiCallRow)
 _ARRAY = msgspec.json.Decoder(list[GenuiCallRow])
 _RAW_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _NON_BLANK = re.compile(rb"[^ \t\r\n]")
-_GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 WHAT = "genui rows (a JSON array or JSON Lines of GenuiCallRow objects)"
 # JSON Lines bytes decoded at a time: a few hundred typical rows, so that each chunk's row objects
@@ -39,26 +35,11 @@ MAP_BYTES = 16 << 20
 
 
 def read_bytes(path: str) -> tuple[str, bytes]:
-    """``(display name, contents)`` of ``path`` (``-`` = stdin), gunzipped if it is gzip."""
-    if path == "-":
-        name = "<stdin>"
-        data = sys.stdin.buffer.read()
-    else:
-        name = path
-        p = Path(path)
-        try:
-            data = p.read_bytes()
-        except FileNotFoundError:
-            raise InputError(name, "no such file") from None
-        except IsADirectoryError:
-            raise InputError(name, f"is a directory; expected a file of {WHAT}") from None
-        except OSError as exc:
-            raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
-    if data.startswith(_GZIP_MAGIC):  # by magic bytes, not by extension
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(name, f"corrupt gzip data ({exc})") from None
+    """``(display name, contents)`` of ``path`` (``-`` = stdin), gunzipped if it is gzip.
+
+    An empty file is zero rows here, not an error (spec §4.7).
+    """
+    name, data, _ = read_input(path, WHAT, allow_empty=True)
     return name, data
 
 
@@ -76,7 +57,7 @@ def _mapped(path: str) -> mmap.mmap | None:
             st = os.fstat(f.fileno())
             if not os.path.isfile(path) or st.st_size < MAP_BYTES:
                 return None
-            if f.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC:
+            if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
                 return None
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
