@@ -676,13 +676,6 @@ def convert_capture(
     )
 
 
-def event_type(event: Any) -> str:
-    """The ``type`` of a decoded domain event (a msgspec tag is not an attribute)."""
-    if hasattr(event, "type"):
-        return str(event.type)
-    return str(type(event).__struct_config__.tag)
-
-
 def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
     """Summarise embeddings inside one JSON value, keeping the bytes when nothing changes."""
     from agentbisect.boundary.embeddings import EMBEDDING_MARKER
@@ -876,7 +869,7 @@ def _reproject(
         shape_out = "envelope"
     elif dropped_now:
         domain = [
-            {"type": event_type(e), "ts": getattr(e, "ts", None)}
+            {"type": e.type, "ts": getattr(e, "ts", None)}
             for e in (loaded.domain.events if loaded.domain else [])
         ]
         ids = typed_run_ids(

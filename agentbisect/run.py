@@ -25,7 +25,7 @@ from agentbisect.boundary.rollup import (
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.load import Loaded, decode_domain_events, load
-from agentbisect.schema.events import DomainEvent, OtherEvent
+from agentbisect.schema.events import SLOT_PROPS, DomainEvent
 
 
 class HonestyFlag(Struct):
@@ -51,10 +51,7 @@ class Run:
         """§5.5 cases 2–3: rebuild the typed half when the row lacks it (or there is no row)."""
         lo = self.loaded
         dom = lo.domain
-        if dom is not None and any(
-            e.known and e.__struct_config__.tag not in _FLOW_TYPES  # type: ignore[attr-defined]
-            for e in dom.events
-        ):
+        if dom is not None and any(e.known and e.type not in _FLOW_TYPES for e in dom.events):
             return  # case 1: the row carries both halves, in capture order
         if dom is None and lo.domain_source is None and lo.boundary_row is not None:
             return  # the row exists but is unreadable: do not pretend otherwise
@@ -129,15 +126,15 @@ class Run:
     # ----------------------------------------------------------------- read helpers (§2.10)
 
     def of_type(self, type_: str) -> list[DomainEvent]:
-        return [e for e in self.events if _tag(e) == type_]
+        return [e for e in self.events if e.type == type_]
 
     def boundaries(self) -> list[DomainEvent]:
         """``run.*`` and ``subflow.*`` events, entries and exits interleaved in capture order."""
-        return [e for e in self.events if _tag(e) in _BOUNDARY_TYPES]
+        return [e for e in self.events if e.type in _BOUNDARY_TYPES]
 
     def steps(self) -> list[DomainEvent]:
         """The entry half of the boundaries (``run.entry``, ``subflow.entry``)."""
-        return [e for e in self.events if _tag(e) in ("run.entry", "subflow.entry")]
+        return [e for e in self.events if e.type in ("run.entry", "subflow.entry")]
 
     def visible_steps(self) -> list[DomainEvent]:
         """Steps minus agent-internal subflows (slot subflows stay visible)."""
@@ -149,7 +146,7 @@ class Run:
         for e in self.events:
             if getattr(e, "runtimeStageId", None) != runtime_stage_id:
                 continue
-            tag = _tag(e)
+            tag = e.type
             if tag in ("run.entry", "subflow.entry"):
                 entry = e
             elif tag in ("run.exit", "subflow.exit"):
@@ -160,8 +157,8 @@ class Run:
         """Slot subflow entries *and* exits grouped as systemPrompt / messages / tools."""
         out: dict[str, list[DomainEvent]] = {"systemPrompt": [], "messages": [], "tools": []}
         for e in self.events:
-            if _tag(e) in ("subflow.entry", "subflow.exit"):
-                prop = _SLOT_PROP.get(getattr(e, "slotKind", None))  # type: ignore[arg-type]
+            if e.type in ("subflow.entry", "subflow.exit"):
+                prop = SLOT_PROPS.get(getattr(e, "slotKind", None))  # type: ignore[arg-type]
                 if prop is not None:
                     out[prop].append(e)
         return out
@@ -335,11 +332,6 @@ _FLOW_TYPES = frozenset(
     }
 )
 _BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
-_SLOT_PROP = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
-
-
-def _tag(ev: DomainEvent) -> str:
-    return ev.type if isinstance(ev, OtherEvent) else ev.__struct_config__.tag  # type: ignore[attr-defined, return-value]
 
 
 def _dedupe(flags: list[HonestyFlag]) -> list[HonestyFlag]:

@@ -59,7 +59,7 @@ def test_rollups_equal_upstream_except_settled_end_fields(case) -> None:  # type
     stripped = [[kv for kv in row if kv[0] not in ("endedAtMs", "durationMs")] for row in mine]
     assert stripped == ordered(exp)
     # The agentbisect decision (§6.3): pair exits by id, so every rollup here is closed.
-    exits = {e.runtimeStageId: e for e in run.events if e.__struct_config__.tag == "subflow.exit"}
+    exits = {e.runtimeStageId: e for e in run.events if e.type == "subflow.exit"}
     for agg in run.aggregates:
         ex = exits[agg.runtimeStageId]
         assert agg.endedAtMs == ex.ts

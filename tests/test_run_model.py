@@ -30,7 +30,7 @@ def test_read_helpers_on_react_tools() -> None:
     assert all(getattr(e, "isAgentInternal", False) is not True for e in visible)
     assert any(getattr(e, "slotKind", None) == "system-prompt" for e in visible)
     entry, exit_ = run.boundary_pair("__root__#0")
-    assert entry.__struct_config__.tag == "run.entry" and exit_.__struct_config__.tag == "run.exit"
+    assert entry.type == "run.entry" and exit_.type == "run.exit"
     slots = run.slot_boundaries()
     assert {k: len(v) for k, v in slots.items()} == {
         "systemPrompt": 10,

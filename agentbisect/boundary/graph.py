@@ -15,6 +15,7 @@ from msgspec import UNSET
 
 from agentbisect.boundary.js import js_truthy
 from agentbisect.schema.events import (
+    SLOT_PROPS,
     ContextInjected,
     DecisionBranch,
     DomainEvent,
@@ -31,7 +32,6 @@ from agentbisect.schema.events import (
 )
 
 PRIMITIVES = frozenset({"Agent", "LLMCall", "Sequence", "Parallel", "Conditional", "Loop"})
-_SLOT_PROP = {"system-prompt": "systemPrompt", "messages": "messages", "tools": "tools"}
 _LLM_KINDS = ("user->llm", "tool->llm")
 
 
@@ -118,7 +118,7 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
             g.active_node_id = None
         elif isinstance(ev, SubflowEntry):
             if ev.slotKind is not UNSET:
-                prop = _SLOT_PROP.get(ev.slotKind)  # type: ignore[arg-type]
+                prop = SLOT_PROPS.get(ev.slotKind)  # type: ignore[arg-type]
                 if prop is not None:
                     slot: dict[str, Any] = {"runtimeStageId": rid}
                     if ev.payload is not UNSET:
@@ -147,7 +147,7 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
                 g.active_node_id = rid
         elif isinstance(ev, SubflowExit):
             if ev.slotKind is not UNSET:
-                prop = _SLOT_PROP.get(ev.slotKind)  # type: ignore[arg-type]
+                prop = SLOT_PROPS.get(ev.slotKind)  # type: ignore[arg-type]
                 if prop is not None and prop in pending_slots and ev.payload is not UNSET:
                     pending_slots[prop]["exitPayload"] = ev.payload
             elif ev.isAgentInternal is True:

@@ -160,14 +160,14 @@ def _summary(
     max_events: float,
 ) -> None:
     from agentbisect.boundary.rebuild import rebuild_index
-    from agentbisect.record import event_type, normalize_cap
+    from agentbisect.record import normalize_cap
     from agentbisect.render.console import stderr_console
     from agentbisect.render.text import safe
 
     err = stderr_console()
     domain = out.domain.events if out.domain else []
     build = rebuild_index(domain, out.commit_log_empty())
-    boundaries = sum(1 for e in domain if event_type(e).startswith(("run.", "subflow.")))
+    boundaries = sum(1 for e in domain if e.type.startswith(("run.", "subflow.")))
     domain_in = len(loaded_in.domain.events) if loaded_in is not None and loaded_in.domain else None
 
     def line(label: str, value: Any) -> None:

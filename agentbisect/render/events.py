@@ -99,7 +99,7 @@ def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str
         table.add_row(
             str(i),
             "" if pos is UNSET else safe(pos),
-            safe(ev.type if isinstance(ev, OtherEvent) else ev.__struct_config__.tag),  # type: ignore[attr-defined]
+            safe(ev.type),
             safe(getattr(ev, "runtimeStageId", "") or ""),
             safe("/".join(path[1:]) if isinstance(path, list) else ""),
             safe(shorten(summary(ev, lean), _WIDTH)),

@@ -29,6 +29,12 @@ class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True):
     known: ClassVar[bool] = True
 
     @property
+    def type(self) -> str:
+        """The event's type string (the union tag), so every event — ``OtherEvent`` too — has
+        a ``.type``."""
+        return self.__struct_config__.tag  # type: ignore[attr-defined, no-any-return]
+
+    @property
     def path(self) -> list[str]:
         """The stored subflow path (never re-derived from the id), ``["__root__"]`` if absent."""
         p = self.subflowPath
@@ -196,6 +202,13 @@ KNOWN_TYPES: frozenset[str] = frozenset(
     cls.__struct_config__.tag  # type: ignore[attr-defined]
     for cls in KnownEvent.__args__  # type: ignore[attr-defined]
 )
+
+# How slot kinds (``slotKind``) are named as step-graph / read-helper properties.
+SLOT_PROPS: dict[str, str] = {
+    "system-prompt": "systemPrompt",
+    "messages": "messages",
+    "tools": "tools",
+}
 
 # The five fields a lean bundle drops (recording.md §3.1), in upstream order.
 CONTENT_FIELDS: tuple[str, ...] = ("payload", "args", "result", "content", "contentSummary")
