@@ -17,6 +17,7 @@ from agentbisect.boundary.index import (
     CompositionLabel,
     Label,
     Position,
+    Range,
     RunLabel,
     SubflowLabel,
     Token,
@@ -56,6 +57,12 @@ class IndexBuild:
     reopened: list[str] = field(default_factory=list)
     phantoms: int = 0
     skipped: int = 0
+    # id(range label) -> indices (into the event list) of the events that opened/closed it.
+    range_events: dict[int, list[int]] = field(default_factory=dict)
+
+    def events_of(self, r: Range) -> list[int]:
+        """Indices of the events that opened and closed range ``r`` (labels are shared)."""
+        return self.range_events.get(id(r.label), [])
 
 
 def _position(value: object) -> Position | None:
@@ -103,10 +110,10 @@ def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBui
     """Rebuild the index from ``events``; empty (and ``legacy``) when there is no commit axis."""
     index = CommitRangeIndex()
     build = IndexBuild(index)
-    open_by_key: dict[str, tuple[Token, str]] = {}
+    open_by_key: dict[str, tuple[Token, Label]] = {}
     positions: list[Position] = []
     openers = 0
-    for ev in events:
+    for i, ev in enumerate(events):
         if isinstance(ev, OtherEvent):
             if ev.type in _RANGE_TYPES and _position(ev.commitIdxBefore) is None:
                 build.unpositioned += 1
@@ -140,18 +147,21 @@ def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBui
             openers += 1
             if key in open_by_key:
                 build.reopened.append(key)
-            token = index.open(label_for(ev), pos)
-            open_by_key[key] = (token, key)
+            label = label_for(ev)
+            open_by_key[key] = (index.open(label, pos), label)
+            build.range_events[id(label)] = [i]
         else:
             entry = open_by_key.pop(key, None)
             if entry is not None:
                 index.close(entry[0], pos)
+                build.range_events[id(entry[1])].append(i)
     if (positions and all(p == 0 for p in positions) and (openers > 1 or not commit_log_empty)) or (
         not positions and build.unpositioned
     ):
         build.legacy = True
         index.clear()
         build.reopened = []
+        build.range_events = {}
         return build
     build.unclosed = [r.label.runtimeStageId for r in index.all() if not r.closed]
     build.phantoms = sum(

@@ -6,12 +6,11 @@ import fnmatch
 from typing import TYPE_CHECKING
 
 import typer
-from msgspec import UNSET
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT
 from agentbisect.errors import UsageError
-from agentbisect.schema.events import DomainEvent, OtherEvent
+from agentbisect.schema.events import OtherEvent
 
 if TYPE_CHECKING:
     from agentbisect.run import Run
@@ -86,17 +85,13 @@ def events(
         warn_flags(run)
 
 
-def _type_of(ev: DomainEvent) -> str:
-    return ev.type if isinstance(ev, OtherEvent) else ev.__struct_config__.tag  # type: ignore[attr-defined, return-value]
-
-
 def _select(
     run: Run, types: list[str], stage: str | None, path: str | None, at: float | None
 ) -> list[int]:
     evs = run.events
     idx = list(range(len(evs)))
     if types:
-        idx = [i for i in idx if any(fnmatch.fnmatchcase(_type_of(evs[i]), p) for p in types)]
+        idx = [i for i in idx if any(fnmatch.fnmatchcase(evs[i].type, p) for p in types)]
     if stage is not None:
         idx = [i for i in idx if getattr(evs[i], "runtimeStageId", None) == stage]
     if path is not None:
@@ -110,35 +105,12 @@ def _select(
     if at is not None:
         if run.index_build.legacy:
             raise UsageError("--at needs a commit axis, and this recording has none (legacy)")
-        keys = _enclosing_keys(run, at)
-        idx = [i for i in idx if _range_key(evs[i]) in keys]
+        members = _enclosing_events(run, at)
+        idx = [i for i in idx if i in members]
     return idx
 
 
-def _range_key(ev: DomainEvent) -> str | None:
-    t = _type_of(ev)
-    if t in ("run.entry", "run.exit"):
-        return "__root__#0"
-    if t in ("subflow.entry", "subflow.exit"):
-        rid = getattr(ev, "runtimeStageId", None)
-        return rid if isinstance(rid, str) else None
-    if t in ("composition.start", "composition.end"):
-        cid = getattr(ev, "compositionId", UNSET)
-        return "composition:" + cid if isinstance(cid, str) else None
-    return None
-
-
-def _enclosing_keys(run: Run, at: float) -> set[str]:
-    keys: set[str] = set()
-    for r in run.index.enclosing(at):
-        lab = r.label
-        if lab.__struct_config__.tag == "composition.start":  # type: ignore[attr-defined]
-            # A composition range is keyed by its id; find it through the start events.
-            for ev in run.events:
-                if _type_of(ev) == "composition.start" and ev.runtimeStageId == lab.runtimeStageId:  # type: ignore[union-attr]
-                    keys.add("composition:" + ev.compositionId)  # type: ignore[union-attr, operator]
-        elif lab.__struct_config__.tag == "run.entry":  # type: ignore[attr-defined]
-            keys.add("__root__#0")
-        else:
-            keys.add(lab.runtimeStageId)
-    return keys
+def _enclosing_events(run: Run, at: float) -> set[int]:
+    """Indices of the events that opened or closed a range enclosing commit position ``at``."""
+    build = run.index_build
+    return {i for r in run.index.enclosing(at) for i in build.events_of(r)}
