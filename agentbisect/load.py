@@ -80,9 +80,12 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
     return box["value"]  # type: ignore[no-any-return]
 
 
-@dataclass
-class Warning_:
-    """Something the input cannot support; rendered as an honesty flag."""
+class HonestyFlag(msgspec.Struct):
+    """A limit of the evidence: a stable kebab-case name and a sentence saying what it means.
+
+    The loader raises the first ones (unreadable parts, holes, unknown types); ``Run`` adds those
+    only the analyses can see. Both are the same object, so every renderer shows them alike.
+    """
 
     flag: str
     note: str
@@ -132,7 +135,7 @@ class Loaded:
     mode_source: str = "assumed"
     control_deps_raw: Raw | None = None
     quality_raw: Raw | None = None
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[HonestyFlag] = field(default_factory=list)
     _typed: list[TypedEvent] | None = None
 
     @property
@@ -140,7 +143,7 @@ class Loaded:
         return SHAPES.get(self.shape, self.shape)
 
     def warn(self, flag: str, note: str) -> None:
-        self.warnings.append(Warning_(flag, note))
+        self.warnings.append(HonestyFlag(flag, note))
 
     def typed_events(self) -> list[TypedEvent]:
         """The typed event stream (recording.md §1.6), decoded on first use."""

@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, Struct
+from msgspec import UNSET
 
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
@@ -24,15 +24,8 @@ from agentbisect.boundary.rollup import (
     aggregate_run,
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
-from agentbisect.load import Loaded, decode_domain_events, load
+from agentbisect.load import HonestyFlag, Loaded, decode_domain_events, load
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
-
-
-class HonestyFlag(Struct):
-    """A limit of the evidence: a stable kebab-case name and a sentence saying what it means."""
-
-    flag: str
-    note: str
 
 
 @dataclass
@@ -167,7 +160,10 @@ class Run:
 
     @cached_property
     def flags(self) -> list[HonestyFlag]:
-        out = [HonestyFlag(w.flag, w.note) for w in self.loaded.warnings]
+        # run_ids decodes the typed events, whose decoding problems land in loaded.warnings:
+        # take it first so that those warnings are not missed.
+        run_ids = self.run_ids
+        out = list(self.loaded.warnings)
         lo = self.loaded
         build = self.index_build
         if lo.domain is not None:
@@ -264,11 +260,11 @@ class Run:
                 out.append(
                     HonestyFlag("run-incomplete", "the producer says the run was not complete")
                 )
-        if len(self.run_ids) > 1:
+        if len(run_ids) > 1:
             out.append(
                 HonestyFlag(
                     "multiple-runs",
-                    f"typed events span {len(self.run_ids)} runs ({', '.join(self.run_ids[:4])}); "
+                    f"typed events span {len(run_ids)} runs ({', '.join(run_ids[:4])}); "
                     "the snapshot and boundary row hold only the last",
                 )
             )

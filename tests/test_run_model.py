@@ -71,3 +71,11 @@ def test_recording_without_boundary_row_uses_the_typed_half_alone() -> None:
         "llm->user",
     ]
     assert run.index.size == 0
+
+
+def test_typed_event_problems_reach_the_flags() -> None:
+    rec = json.loads(Path(recording("planted-fact")).read_text())
+    rec["events"] = [*rec["events"], None, {"type": 5}]
+    run = Run(load_bytes(json.dumps(rec).encode(), "holes.json"))
+    flags = [f.flag for f in run.flags]
+    assert "null-holes" in flags and "malformed-typed-events" in flags
