@@ -80,7 +80,6 @@ class _Columns:
         tok_out = np.zeros(n, dtype=np.float64)
         path_id = np.zeros(n, dtype=np.int64)
         self.paths: dict[tuple[str, ...], int] = {}
-        self.malformed = 0
         ints = True
         for i, ev in enumerate(events):
             if isinstance(ev, LlmStart):
@@ -91,9 +90,8 @@ class _Columns:
                 kind[i] = _K_TOOL
             elif isinstance(ev, LlmEnd):
                 kind[i] = _K_END
-                if ev.usage is UNSET:
-                    self.malformed += 1
-                else:
+                # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
+                if ev.usage is not UNSET:
                     u = ev.usage
                     tok_in[i] = u.input  # type: ignore[union-attr]
                     tok_out[i] = u.output  # type: ignore[union-attr]
