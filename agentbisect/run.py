@@ -19,7 +19,7 @@ from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
 from agentbisect.boundary.rollup import (
     BoundaryAggregate,
-    RunAggregate,
+    EventColumns,
     aggregate_all_boundaries,
     aggregate_run,
 )
@@ -88,12 +88,17 @@ class Run:
         return build_step_graph(self.events)
 
     @cached_property
-    def aggregates(self) -> list[BoundaryAggregate]:
-        return aggregate_all_boundaries(self.events)
+    def _columns(self) -> EventColumns:
+        # One pass over the events serves both the boundary rollups and the run row.
+        return EventColumns(self.events)
 
     @cached_property
-    def run_row(self) -> RunAggregate:
-        return aggregate_run(self.events)
+    def aggregates(self) -> list[BoundaryAggregate]:
+        return aggregate_all_boundaries(self.events, self._columns)
+
+    @cached_property
+    def run_row(self) -> BoundaryAggregate:
+        return aggregate_run(self.events, self._columns)
 
     @cached_property
     def commit_count(self) -> int | None:

@@ -50,27 +50,11 @@ class BoundaryAggregate(Struct, kw_only=True, omit_defaults=True):
     durationMs: Any = UNSET
 
 
-class RunAggregate(Struct, kw_only=True, omit_defaults=True):
-    """The whole-run row agentbisect adds (all LLM/tool/loop events, run.entry → run.exit)."""
-
-    runtimeStageId: str
-    subflowId: str
-    subflowPath: list[str]
-    label: str
-    tokens: Tokens
-    llmCalls: int
-    toolCalls: int
-    iterations: int
-    startedAtMs: Any = UNSET
-    endedAtMs: Any = UNSET
-    durationMs: Any = UNSET
-
-
 # Event kinds folded by a rollup, coded for the vectorised fold.
 _K_LLM, _K_TOOL, _K_END, _K_LOOP = 1, 2, 3, 4
 
 
-class _Columns:
+class EventColumns:
     """Columns over the event stream, built once and shared by every rollup."""
 
     def __init__(self, events: list[DomainEvent]) -> None:
@@ -133,7 +117,9 @@ class _Columns:
         return tokens, int(llm), int(tool), int(loops)
 
 
-def _aggregate(entry: SubflowEntry, exit_: SubflowExit | None, cols: _Columns) -> BoundaryAggregate:
+def _aggregate(
+    entry: SubflowEntry, exit_: SubflowExit | None, cols: EventColumns
+) -> BoundaryAggregate:
     tokens, llm, tool, loops = cols.fold(entry.path)
     agg = BoundaryAggregate(
         runtimeStageId=entry.runtimeStageId,  # type: ignore[arg-type]
@@ -148,10 +134,14 @@ def _aggregate(entry: SubflowEntry, exit_: SubflowExit | None, cols: _Columns) -
         startedAtMs=entry.ts,
     )
     if exit_ is not None:
-        agg.endedAtMs = exit_.ts
-        if isinstance(exit_.ts, int | float) and isinstance(entry.ts, int | float):
-            agg.durationMs = exit_.ts - entry.ts
+        _end(agg, exit_.ts)
     return agg
+
+
+def _end(agg: BoundaryAggregate, ended: Any) -> None:
+    agg.endedAtMs = ended
+    if isinstance(ended, int | float) and isinstance(agg.startedAtMs, int | float):
+        agg.durationMs = ended - agg.startedAtMs
 
 
 def aggregate_for_boundary(
@@ -166,10 +156,12 @@ def aggregate_for_boundary(
             exit_ = ev
     if entry is None:
         return None
-    return _aggregate(entry, exit_, _Columns(events))
+    return _aggregate(entry, exit_, EventColumns(events))
 
 
-def aggregate_all_boundaries(events: list[DomainEvent]) -> list[BoundaryAggregate]:
+def aggregate_all_boundaries(
+    events: list[DomainEvent], cols: EventColumns | None = None
+) -> list[BoundaryAggregate]:
     """§6.3: one rollup per tagged ``subflow.entry`` in entry order, exits paired by id
     regardless of their kind (the settled agentbisect decision)."""
     last_exit: dict[str, SubflowExit] = {}
@@ -181,18 +173,19 @@ def aggregate_all_boundaries(events: list[DomainEvent]) -> list[BoundaryAggregat
             last_exit[ev.runtimeStageId] = ev
     if not entries:
         return []
-    cols = _Columns(events)
+    cols = cols if cols is not None else EventColumns(events)
     return [
         _aggregate(e, last_exit.get(e.runtimeStageId), cols)  # type: ignore[arg-type]
         for e in entries
     ]
 
 
-def aggregate_run(events: list[DomainEvent]) -> RunAggregate:
-    """The whole-run row: every LLM call, dispatched tool call, usage and loop back-edge."""
-    cols = _Columns(events)
+def aggregate_run(events: list[DomainEvent], cols: EventColumns | None = None) -> BoundaryAggregate:
+    """The whole-run row agentbisect adds, in the rollup shape (no ``primitiveKind``): every LLM
+    call, dispatched tool call, usage and loop back-edge, timed from run.entry to run.exit."""
+    cols = cols if cols is not None else EventColumns(events)
     tokens, llm, tool, loops = cols.fold([])
-    run = RunAggregate(
+    run = BoundaryAggregate(
         runtimeStageId="__root__#0",
         subflowId="__root__",
         subflowPath=["__root__"],
@@ -202,11 +195,12 @@ def aggregate_run(events: list[DomainEvent]) -> RunAggregate:
         toolCalls=tool,
         iterations=loops,
     )
+    ended: Any = UNSET
     for ev in events:
         if isinstance(ev, RunEntry):
             run.startedAtMs = ev.ts
         elif isinstance(ev, RunExit):
-            run.endedAtMs = ev.ts
-    if isinstance(run.startedAtMs, int | float) and isinstance(run.endedAtMs, int | float):
-        run.durationMs = run.endedAtMs - run.startedAtMs
+            ended = ev.ts
+    if ended is not UNSET:
+        _end(run, ended)
     return run

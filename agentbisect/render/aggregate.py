@@ -10,7 +10,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
-from agentbisect.boundary.rollup import BoundaryAggregate, RunAggregate
+from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
 from agentbisect.render.flags import print_flags
@@ -31,7 +31,7 @@ def hidden_internal(aggs: list[BoundaryAggregate], internal_ids: set[str]) -> li
 
 
 def rollup_table(
-    run_row: RunAggregate, aggs: list[BoundaryAggregate], hide: list[bool], show_all: bool
+    run_row: BoundaryAggregate, aggs: list[BoundaryAggregate], hide: list[bool], show_all: bool
 ) -> None:
     con = stdout_console()
     table = Table(title="Rollups", title_justify="left", pad_edge=False)
