@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import msgspec
 from msgspec import UNSET, Raw, Struct, UnsetType
 
 Number = int | float
@@ -125,6 +124,11 @@ class LlmEnd(_Event, tag="llm.end"):
     actorArrow: str | UnsetType = UNSET
 
 
+def _dispatched(not_dispatched: Any) -> bool:
+    """recording.md §2.9: not dispatched iff the key is present and not null/false."""
+    return not_dispatched is UNSET or not_dispatched is None or not_dispatched is False
+
+
 class ToolStart(_Event, tag="tool.start"):
     toolName: str | UnsetType = UNSET
     toolCallId: str | UnsetType = UNSET
@@ -133,9 +137,7 @@ class ToolStart(_Event, tag="tool.start"):
 
     @property
     def dispatched(self) -> bool:
-        """recording.md §2.9: not dispatched iff the key is present and not null/false."""
-        nd = self.notDispatched
-        return nd is UNSET or nd is None or nd is False
+        return _dispatched(self.notDispatched)
 
 
 class ToolEnd(_Event, tag="tool.end"):
@@ -147,8 +149,7 @@ class ToolEnd(_Event, tag="tool.end"):
 
     @property
     def dispatched(self) -> bool:
-        nd = self.notDispatched
-        return nd is UNSET or nd is None or nd is False
+        return _dispatched(self.notDispatched)
 
 
 class ContextInjected(_Event, tag="context.injected"):
@@ -212,10 +213,3 @@ SLOT_PROPS: dict[str, str] = {
 
 # The five fields a lean bundle drops (recording.md §3.1), in upstream order.
 CONTENT_FIELDS: tuple[str, ...] = ("payload", "args", "result", "content", "contentSummary")
-
-
-def raw_value(value: Raw | UnsetType) -> Any:
-    """Decode a lazily kept Raw field (``UNSET`` stays ``UNSET``)."""
-    if value is UNSET:
-        return UNSET
-    return msgspec.json.decode(value)  # type: ignore[arg-type]
