@@ -61,8 +61,8 @@ def make_long_run(
     def text(n: int) -> str:
         return " ".join(rnd.choice(words) for _ in range(n))
 
-    # Each iteration writes ~8 payloads that quote the last `window` history entries (~150 B each).
-    window = max(2, int(target_mb * 1_000_000 / (iterations * 8 * 175)))
+    # Each iteration writes ~8 payloads that quote the last `window` history entries (~230 B of output each, measured).
+    window = max(2, int(target_mb * 1_000_000 / (iterations * 8 * 230)))
     events: list[str] = []
     typed: list[str] = []
     commits: list[str] = []
