@@ -20,6 +20,7 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from agentbisect.errors import InputError
+from agentbisect.honesty import HonestyFlag, flag
 from agentbisect.schema.events import KNOWN_TYPES, DomainEvent, KnownEvent, OtherEvent
 from agentbisect.schema.recording import (
     BOUNDARY_ROW_NAME,
@@ -80,17 +81,6 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
     return box["value"]  # type: ignore[no-any-return]
 
 
-class HonestyFlag(msgspec.Struct):
-    """A limit of the evidence: a stable kebab-case name and a sentence saying what it means.
-
-    The loader raises the first ones (unreadable parts, holes, unknown types); ``Run`` adds those
-    only the analyses can see. Both are the same object, so every renderer shows them alike.
-    """
-
-    flag: str
-    note: str
-
-
 @dataclass
 class DomainEvents:
     """A decoded domain-event array and what was skipped on the way."""
@@ -142,8 +132,8 @@ class Loaded:
     def shape_name(self) -> str:
         return SHAPES.get(self.shape, self.shape)
 
-    def warn(self, flag: str, note: str) -> None:
-        self.warnings.append(HonestyFlag(flag, note))
+    def warn(self, name: str, note: str) -> None:
+        self.warnings.append(flag(name, note))
 
     def typed_events(self) -> list[TypedEvent]:
         """The typed event stream (recording.md §1.6), decoded on first use."""

@@ -648,7 +648,7 @@ def convert_capture(
     if not tracked:
         notes.append(
             (
-                "no-commit-axis",
+                "commit-axis-absent",
                 "the capture has no commit counts: recorded without commit tracking (legacy); "
                 "the boundary index is empty and this cannot be repaired",
             )
@@ -658,7 +658,7 @@ def convert_capture(
     if use_env:
         run_id = ids[-1] if ids else None
         if len(ids) > 1:
-            notes.append(("several-run-ids", "typed events span runs " + ", ".join(ids)))
+            notes.append(("multiple-runs", "typed events span runs " + ", ".join(ids)))
         doc: Any = rec.to_envelope(run_id=run_id)
     else:
         doc = rec.to_recording()
@@ -730,7 +730,7 @@ def _reproject(
         if loaded.trace_redaction not in (None, "none"):
             notes.append(
                 (
-                    "trace-redaction",
+                    "redacted",
                     f"the input trace was redacted ({loaded.trace_redaction!r}); the output "
                     "still holds its markers but no longer says so",
                 )
@@ -882,7 +882,7 @@ def _reproject(
         if len(ids) > 1:
             notes.append(
                 (
-                    "several-run-ids",
+                    "multiple-runs",
                     "typed events span several runs (" + ", ".join(ids[:4]) + "); the envelope "
                     "states the last one, which the boundary row and snapshot describe",
                 )

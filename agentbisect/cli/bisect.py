@@ -15,6 +15,7 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.errors import GateTripped, InputError, UsageError
+from agentbisect.honesty import FLAGS
 
 # The bisect library (numpy), rich and the schemas are imported inside the functions that use
 # them: every `afp` call imports this module, and start-up cost is paid thousands of times in CI.
@@ -31,15 +32,6 @@ DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 80
 DEFAULT_MAX_SUSPECTS = 12
 DEFAULT_FLIP_THRESHOLD = 0.8
-
-FLAG_NAMES = (
-    "slice-truncated",
-    "untracked-sources",
-    "no-control-deps",
-    "no-read-tracking",
-    "no-llm-call-ids",
-    "baseline-unstable",
-)
 
 
 def _read_json_file(path: str, what: str) -> Any:
@@ -193,10 +185,8 @@ def bisect(
     if fmt and as_json:
         raise UsageError("give --json or --format text, not both")
     for name in fail_on:
-        if name != "any" and name not in FLAG_NAMES:
-            raise UsageError(
-                f"--fail-on {name}: not a flag; choose from any, {', '.join(FLAG_NAMES)}"
-            )
+        if name != "any" and name not in FLAGS:
+            raise UsageError(f"--fail-on {name}: not a flag; choose from any, {', '.join(FLAGS)}")
     if culprits and rerun is None:
         raise UsageError("--culprits needs --rerun")
     compare = _comparator(comparator)

@@ -203,7 +203,7 @@ def _summary(
     if conv.dropped_now:
         warnings.append(
             (
-                "dropped-events",
+                "events-dropped",
                 f"dropped the {conv.dropped_now} oldest typed events (cap "
                 f"{normalize_cap(max_events)}); droppedEvents "
                 + (str(conv.dropped_total) if conv.dropped_total is not None else "partly unknown")
@@ -213,7 +213,7 @@ def _summary(
         )
     elif conv.dropped_total:
         warnings.append(
-            ("dropped-events", f"the input had already dropped {conv.dropped_total} events")
+            ("events-dropped", f"the input had already dropped {conv.dropped_total} events")
         )
     if out.shape == "recording" and conv.dropped_total is None:
         warnings.append(
@@ -237,7 +237,7 @@ def _summary(
     if conv.detail == "lean":
         warnings.append(
             (
-                "lean",
+                "lean-no-content",
                 "lean: the boundary events carry no captured content (payload, args, result, "
                 "content, contentSummary). Lean is not redaction: free text such as rationale, "
                 "reason and systemPromptText survives, and the typed events and snapshot keep "
