@@ -25,10 +25,12 @@ from agentbisect.schema.events import KNOWN_TYPES, DomainEvent, KnownEvent, Othe
 from agentbisect.schema.recording import (
     BOUNDARY_ROW_NAME,
     ENVELOPE_FORMAT,
+    CommitBundle,
     EnvelopeRun,
     RecorderRow,
     Snapshot,
     TopLevel,
+    TreeNode,
     TypedEvent,
 )
 
@@ -567,3 +569,35 @@ def _decode_typed(loaded: Loaded, raw: Raw) -> list[TypedEvent]:
     if bad:
         loaded.warn("malformed-typed-events", f"{bad} typed event(s) could not be read; skipped")
     return out
+
+
+# --------------------------------------------------------------------------- commit log, tree
+
+_LOG = msgspec.json.Decoder(list[CommitBundle] | None)
+_TREE = msgspec.json.Decoder(TreeNode)
+
+
+def decode_commit_log(loaded: Loaded) -> list[CommitBundle]:
+    """The snapshot's commit log as typed bundles (values stay raw); [] when there is none."""
+    raw = loaded.commit_log_raw()
+    if raw is None:
+        return []
+    try:
+        return run_deep(_LOG.decode, raw) or []
+    except msgspec.ValidationError as exc:
+        raise InputError(loaded.file, f"commit log: {exc}", "$.snapshot.commitLog") from None
+
+
+def decode_execution_tree(loaded: Loaded) -> TreeNode | None:
+    """The execution tree's read-tracking skeleton, or None when the snapshot has no tree."""
+    snap = loaded.snapshot
+    if snap is None or not isinstance(snap.executionTree, Raw):
+        return None
+    if _raw_kind(snap.executionTree) != b"{":
+        return None
+    try:
+        return run_deep(_TREE.decode, snap.executionTree)
+    except msgspec.ValidationError as exc:
+        raise InputError(
+            loaded.file, f"execution tree: {exc}", "$.snapshot.executionTree"
+        ) from None

@@ -24,9 +24,25 @@ from agentbisect.boundary.rollup import (
     aggregate_run,
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
+from agentbisect.commitlog import CommitLog
 from agentbisect.honesty import HonestyFlag, dedupe, flag
-from agentbisect.load import Loaded, decode_domain_events, load
+from agentbisect.load import (
+    Loaded,
+    decode_commit_log,
+    decode_domain_events,
+    decode_execution_tree,
+    load,
+)
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
+from agentbisect.steps import (
+    ControlDeps,
+    QualityEntry,
+    final_answer,
+    llm_call_ids_from_events,
+    quality_lowest,
+    reads_from_tree,
+    recorded_control_deps,
+)
 
 
 @dataclass
@@ -121,6 +137,51 @@ class Run:
             if isinstance(rid, str) and rid and rid != "consumer-scope":
                 seen.setdefault(rid, None)
         return list(seen)
+
+    # ----------------------------------------------------------------- what the localizer reads
+
+    @cached_property
+    def commit_log(self) -> CommitLog:
+        """The commit log, indexed: bundles, writes per step and per key (bisect.md §1.2)."""
+        return CommitLog(decode_commit_log(self.loaded))
+
+    @cached_property
+    def _reads(self) -> tuple[dict[str, list[str]], bool]:
+        return reads_from_tree(decode_execution_tree(self.loaded))
+
+    @property
+    def reads_of(self) -> dict[str, list[str]]:
+        """runtimeStageId -> the keys that step read (execution-tree ``stageReads``)."""
+        return self._reads[0]
+
+    @property
+    def has_read_tracking(self) -> bool:
+        return self._reads[1]
+
+    def keys_read(self, runtime_stage_id: str) -> list[str]:
+        return self._reads[0].get(runtime_stage_id, [])
+
+    @cached_property
+    def _llm_calls(self) -> tuple[list[str], int]:
+        return llm_call_ids_from_events(self.loaded.typed_events())
+
+    @property
+    def llm_call_ids(self) -> list[str]:
+        """The runtimeStageIds of the LLM calls, in call order (first ``llm_start`` of each)."""
+        return self._llm_calls[0]
+
+    @cached_property
+    def control_deps(self) -> ControlDeps | None:
+        """The control-dependence lookup recorded with the run (assignable: ``--control-deps``)."""
+        return recorded_control_deps(self.loaded)
+
+    @cached_property
+    def quality_lowest(self) -> QualityEntry | None:
+        return quality_lowest(self.loaded)
+
+    @cached_property
+    def final_answer(self) -> str | None:
+        return final_answer(self.loaded.typed_events())
 
     # ----------------------------------------------------------------- read helpers (§2.10)
 
@@ -264,6 +325,15 @@ class Run:
                 )
             if env.complete is False:
                 out.append(flag("run-incomplete", "the producer says the run was not complete"))
+        skipped = self._llm_calls[1]
+        if skipped:
+            out.append(
+                flag(
+                    "llm-calls-without-id",
+                    f"{skipped} llm_start event(s) without meta.runtimeStageId were skipped: "
+                    "those LLM calls cannot be named or weighted",
+                )
+            )
         if len(run_ids) > 1:
             out.append(
                 flag(

@@ -6,9 +6,9 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationSpec, Suspect
+from agentbisect.bisect.report import AblationSpec
 
-__all__ = ["ablation_for_suspect", "apply_ablations", "spec_to_json", "suspect_label"]
+__all__ = ["ablation_for_suspect", "apply_ablations", "spec_to_json"]
 
 
 def ablation_for_suspect(
@@ -36,17 +36,6 @@ def ablation_for_suspect(
             ),
         )
     return None
-
-
-def suspect_label(s: Suspect) -> str:
-    d = s.detail
-    ident = s.source
-    if d is not UNSET:
-        if d.toolName is not UNSET:  # type: ignore[union-attr]
-            ident = d.toolName  # type: ignore[union-attr,assignment]
-        elif d.injectionId is not UNSET:  # type: ignore[union-attr]
-            ident = d.injectionId  # type: ignore[union-attr,assignment]
-    return f"{s.kind} '{ident}'"
 
 
 def spec_to_json(spec: AblationSpec) -> dict[str, Any]:

@@ -14,9 +14,8 @@ from typing import Any, Protocol
 
 from msgspec import UNSET
 
-from agentbisect.bisect.ablation import spec_to_json, suspect_label
+from agentbisect.bisect.ablation import spec_to_json
 from agentbisect.bisect.embed import Embedder, cosine
-from agentbisect.bisect.jsjson import js_number, to_fixed
 from agentbisect.bisect.report import (
     AblationRunStats,
     AblationVerdict,
@@ -30,6 +29,8 @@ from agentbisect.bisect.report import (
     SimilarityStats,
     Suspect,
 )
+from agentbisect.bisect.result import suspect_label
+from agentbisect.js import js_number, to_fixed
 
 __all__ = [
     "DEFAULT_FLIP_THRESHOLD",
@@ -39,7 +40,6 @@ __all__ = [
     "RunResult",
     "assign_cost_verdicts",
     "bisect_culprits",
-    "classify_suspect",
     "cost_stats_from",
     "find_dropped_context",
     "median",
@@ -313,20 +313,6 @@ def assign_cost_verdicts(suspects: list[Suspect], baseline: AblationRunStats) ->
             tokensSaved=tokens_saved,
             stable=stable,
         )
-
-
-def classify_suspect(s: Suspect) -> str:
-    flips = s.verdict is not UNSET and s.verdict.verdict == "confirmed"  # type: ignore[union-attr]
-    cost_cause = (
-        s.cost is not UNSET and s.cost.reducedCostOnRemoval and s.cost.stable  # type: ignore[union-attr]
-    )
-    if flips and cost_cause:
-        return "both"
-    if flips:
-        return "content-bug"
-    if cost_cause:
-        return "cost-cause"
-    return "no-detected-effect"
 
 
 # ----------------------------------------------------------------- ablation tier (§8.5)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from agentbisect.bisect.report import AblationRunStats, SliceStats, Truncated
-from agentbisect.honesty import HonestyFlag, flag
 from agentbisect.bisect.slice import Slice
+from agentbisect.honesty import HonestyFlag, flag
 
 __all__ = ["baseline_unstable_flag", "slice_flags", "slice_stats"]
 

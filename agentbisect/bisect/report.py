@@ -12,8 +12,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from agentbisect.bisect.jsjson import js_stringify
 from agentbisect.honesty import HonestyFlag
+from agentbisect.js import js_stringify
 
 __all__ = [
     "AblationRunStats",

@@ -16,12 +16,12 @@ from msgspec import UNSET
 from agentbisect.bisect.ablation import ablation_for_suspect
 from agentbisect.bisect.classify import ClassifyContext, Seed, default_classifier
 from agentbisect.bisect.embed import Embedder
-from agentbisect.bisect.fold import CommitLog
 from agentbisect.bisect.influence import Evidence, Scored, score_influence
 from agentbisect.bisect.paths import PathInfo, edge_path
 from agentbisect.bisect.report import EdgePathStep, Suspect, SuspectDetail
 from agentbisect.bisect.slice import CausalNode, Slice
 from agentbisect.bisect.texts import Texts
+from agentbisect.commitlog import CommitLog
 
 __all__ = ["Draft", "build_drafts", "rank", "refine"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.boundary.js import js_truthy
+from agentbisect.js import js_truthy
 from agentbisect.schema.events import (
     SLOT_PROPS,
     ContextInjected,

@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 from agentbisect.boundary.embeddings import summarize_embeddings
 from agentbisect.boundary.index import CommitRangeIndex, Token
-from agentbisect.boundary.js import js_truthy
 from agentbisect.boundary.lean import lean_events
 from agentbisect.boundary.rebuild import ROOT_KEY, label_for
+from agentbisect.js import js_truthy
 from agentbisect.schema.events import CompositionStart, RunEntry, SubflowEntry
 from agentbisect.schema.recording import BOUNDARY_ROW_NAME
 

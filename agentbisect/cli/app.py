@@ -11,7 +11,7 @@ import typer
 
 from agentbisect.errors import AgentbisectError
 from agentbisect.render.console import flush_stdout, silence_stdout
-from agentbisect.render.text import clean
+from agentbisect.render.safetext import clean
 
 app = typer.Typer(
     name="afp",

@@ -162,7 +162,7 @@ def _summary(
     from agentbisect.boundary.rebuild import rebuild_index
     from agentbisect.record import normalize_cap
     from agentbisect.render.console import stderr_console
-    from agentbisect.render.text import safe
+    from agentbisect.render.safetext import safe
 
     err = stderr_console()
     domain = out.domain.events if out.domain else []

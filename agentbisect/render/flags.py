@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from agentbisect.render.text import safe
+from agentbisect.render.safetext import safe
 
 
 def print_flags(console: Console, flags: Sequence[object], title: str = "honesty") -> None:

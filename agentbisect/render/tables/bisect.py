@@ -1,4 +1,4 @@
-"""Render an ``afp bisect`` report (a ``ContextBugReport``) as terminal panels, tables and trees.
+"""An ``afp bisect`` result as terminal panels, tables and trees.
 
 Only imported when a report is printed for a terminal, so rich and the bisect library are
 imported at the top here; ``--json`` and ``--format text`` never load this module.
@@ -12,13 +12,12 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.ablation import suspect_label
-from agentbisect.bisect.causal import classify_suspect
-from agentbisect.bisect.jsjson import to_fixed
-from agentbisect.bisect.render_text import hop_text
-from agentbisect.bisect.report import AblationRunStats, ContextBugReport
+from agentbisect.bisect.report import AblationRunStats
+from agentbisect.bisect.result import BisectResult
+from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
-from agentbisect.render.text import safe
+from agentbisect.render.safetext import safe
+from agentbisect.render.text import hop_text
 
 
 def stats_text(b: AblationRunStats) -> str:
@@ -30,8 +29,9 @@ def stats_text(b: AblationRunStats) -> str:
     )
 
 
-def render_report(r: ContextBugReport) -> None:
+def render_report(result: BisectResult) -> None:
     """Print the report to stdout: banner, suspects, evidence paths, missing context, honesty."""
+    r = result.report
     con = stdout_console()
     causal = r.mode == "causal"
     banner = (
@@ -70,12 +70,12 @@ def render_report(r: ContextBugReport) -> None:
     table.add_column("content", justify="right", no_wrap=True)
     if causal:
         table.add_column("verdict (flips)", overflow="fold", ratio=2)
-    for i, s in enumerate(r.suspects, 1):
+    for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
         upper = s.semanticScore is UNSET
         score = Text(to_fixed(s.score, 3))
         if upper:
             score.append("≤", style="dim")  # path-only: an upper bound
-        ident = suspect_label(s).split(" ", 1)[1].strip("'")
+        ident = view.identity
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
@@ -97,7 +97,7 @@ def render_report(r: ContextBugReport) -> None:
             if s.runs is not UNSET:
                 verdict.append(f" {s.runs.flips}/{s.runs.samples}")  # type: ignore[union-attr]
             if s.cost is not UNSET:
-                verdict.append(f" ({classify_suspect(s)})", style="dim")
+                verdict.append(f" ({view.cost_class})", style="dim")
             row.append(verdict)
         table.add_row(*row)
     con.print(table)
@@ -106,10 +106,8 @@ def render_report(r: ContextBugReport) -> None:
 
     if r.suspects:
         tree = Tree(Text("Evidence paths (trigger first)", style="bold"))
-        for i, s in enumerate(r.suspects, 1):
-            branch = tree.add(
-                Text.assemble(f"{i}. ", safe(suspect_label(s)), " at ", safe(s.source))
-            )
+        for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
+            branch = tree.add(Text.assemble(f"{i}. ", safe(view.label), " at ", safe(s.source)))
             node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
             for h in s.edgePath:
                 node = node.add(safe(hop_text(h)))
