@@ -5,7 +5,8 @@ from __future__ import annotations
 from agentbisect.bisect.result import BisectResult
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes, write_json
-from agentbisect.render.table import notes, stderr_flags
+from agentbisect.render.flags import stderr_flags
+from agentbisect.render.table import notes
 from agentbisect.results import (
     AggregateResult,
     EventsResult,
@@ -19,7 +20,7 @@ def render(result: object) -> None:
     if isinstance(result, EventsResult):
         # One array of the events exactly as recorded (bytes passed through).
         write_bytes(b"[" + b",".join(bytes(r) for r in result.raws) + b"]\n")
-        stderr_flags(list(result.flags))
+        stderr_flags(result.flags)
         notes(result.notes)
     elif isinstance(result, StepGraphResult):
         write_json(result.graph)

@@ -6,7 +6,8 @@ import sys
 
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes
-from agentbisect.render.table import notes, stderr_flags
+from agentbisect.render.flags import stderr_flags
+from agentbisect.render.table import notes
 from agentbisect.results import EventsResult, StepGraphResult
 
 
@@ -27,5 +28,5 @@ def render(result: object) -> None:
         sys.stdout.flush()
         newline = b"\n"
         buf.writelines(part for r in result.raws for part in (r, newline))
-    stderr_flags(list(result.flags))
+    stderr_flags(result.flags)
     notes(result.notes)

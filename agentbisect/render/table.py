@@ -6,6 +6,7 @@ import sys
 
 from agentbisect.bisect.result import BisectResult
 from agentbisect.render import Unsupported
+from agentbisect.render.flags import stderr_flags
 from agentbisect.render.safetext import clean
 from agentbisect.results import (
     AggregateResult,
@@ -14,14 +15,6 @@ from agentbisect.results import (
     RecordSummary,
     StepGraphResult,
 )
-
-
-def stderr_flags(flags: list[object]) -> None:
-    """Honesty flags on stderr, one plain line each (when stdout carries the data)."""
-    for f in flags:
-        sys.stderr.write(
-            clean(f"afp: ! {getattr(f, 'flag', '')} — {getattr(f, 'note', '')}") + "\n"
-        )
 
 
 def notes(lines: list[str]) -> None:
@@ -34,13 +27,13 @@ def render(result: object) -> None:
         from agentbisect.render.tables.events import events_table
 
         events_table(zip(result.indices, result.events, strict=True), result.lean, result.title)
-        stderr_flags(list(result.flags))
+        stderr_flags(result.flags)
         notes(result.notes)
     elif isinstance(result, StepGraphResult):
         from agentbisect.render.tables.events import step_graph_table
 
         step_graph_table(result.graph, result.lean)
-        stderr_flags(list(result.flags))
+        stderr_flags(result.flags)
     elif isinstance(result, AggregateResult):
         from agentbisect.render.tables.aggregate import render_aggregate
 

@@ -16,6 +16,7 @@ from agentbisect.bisect.report import AblationRunStats
 from agentbisect.bisect.result import BisectResult
 from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
+from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import hop_text
 
@@ -146,12 +147,7 @@ def render_report(result: BisectResult) -> None:
         )
         con.print(line)
     if r.honestyFlags:
-        body = Text()
-        for j, fl in enumerate(r.honestyFlags):
-            if j:
-                body.append("\n")
-            body.append(f"⚠ [{fl.flag}] ", style="bold yellow")
-            body.append_text(safe(fl.note))
+        body = Text("\n").join(flag_text(fl) for fl in r.honestyFlags)
         con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
     else:
         con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))

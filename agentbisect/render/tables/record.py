@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentbisect.render.console import stderr_console
+from agentbisect.render.flags import print_flags
 from agentbisect.render.safetext import safe
 from agentbisect.results import RecordSummary
 
@@ -29,7 +30,4 @@ def record_summary(s: RecordSummary) -> None:
         "none (no commit axis)" if s.ranges is None else f"{s.ranges} ({s.unclosed} unclosed)",
     )
     line("bytes", f"{s.bytes_in} before, {s.bytes_out} after")
-    for f in s.flags:
-        text = safe("warning ", "yellow")
-        text.append_text(safe(f"[{f.flag}] {f.note}"))
-        err.print(text)
+    print_flags(err, s.flags)
