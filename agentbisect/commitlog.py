@@ -210,7 +210,7 @@ class CommitLog:
 
 def _first_byte(raw: Raw) -> bytes:
     """The first non-blank byte of a raw JSON value (no copy of the whole value)."""
-    mv = memoryview(raw)  # type: ignore[arg-type]
+    mv = memoryview(raw)
     for i in range(min(len(mv), 64)):
         c = mv[i : i + 1].tobytes()
         if c not in b" \t\r\n":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -35,7 +35,7 @@ def typed_run_ids(events: list[Any]) -> list[str]:
     return list(seen)
 
 
-def stream_complete(domain_events: list[Mapping[str, Any]]) -> bool:
+def stream_complete(domain_events: Sequence[Mapping[str, Any]]) -> bool:
     """True when the last ``run.entry`` is followed by a ``run.exit``."""
     state = False
     for e in domain_events:
@@ -56,7 +56,7 @@ def iso_ms(ms: int | float) -> str:
 def build_envelope(
     recording: Mapping[str, Any] | msgspec.Raw,
     *,
-    domain_events: list[Mapping[str, Any]],
+    domain_events: Sequence[Mapping[str, Any]],
     dropped_events: int,
     first_retained_event_index: int | None,
     run_id: str | None,

@@ -62,7 +62,7 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         worker.join(0.25)  # short waits keep Ctrl-C responsive
     if "error" in box:
         raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+    return box["value"]
 
 
 @dataclass
@@ -135,7 +135,7 @@ class Loaded:
         snap = self.snapshot
         if snap is None or snap.commitLog is UNSET:
             return None
-        return snap.commitLog  # type: ignore[return-value]
+        return snap.commitLog
 
     def commit_log_empty(self) -> bool:
         raw = self.commit_log_raw()

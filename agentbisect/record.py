@@ -107,7 +107,7 @@ class RunRecording:
         self.keep_embeddings = keep_embeddings
         self.commit_log: list[Any] = []
         source: Callable[[], object] | None = (
-            (lambda: len(self.commit_log)) if commit_count == "log" else commit_count  # type: ignore[assignment]
+            (lambda: len(self.commit_log)) if commit_count == "log" else commit_count
         )
         self.recorder = BoundaryRecorder(
             recorder_id,

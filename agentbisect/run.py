@@ -133,7 +133,7 @@ class Run:
             meta = ev.meta
             if meta is UNSET:
                 continue
-            rid = meta.runId  # type: ignore[union-attr]
+            rid = meta.runId
             if isinstance(rid, str) and rid and rid != "consumer-scope":
                 seen.setdefault(rid, None)
         return list(seen)

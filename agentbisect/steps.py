@@ -117,7 +117,7 @@ def quality_lowest(loaded: Loaded) -> QualityEntry | None:
     if loaded.quality_raw is not None:
         steps = msgspec.json.decode(loaded.quality_raw)
     if steps is None and loaded.snapshot is not None and loaded.snapshot.recorders is not UNSET:
-        for row in loaded.snapshot.recorders:  # type: ignore[union-attr]
+        for row in loaded.snapshot.recorders:
             if row.name == "Quality" and isinstance(row.data, Raw):
                 data = msgspec.json.decode(row.data)
                 if isinstance(data, dict):

@@ -59,11 +59,11 @@ def apply_ablations(
     mem_out: set[str] = set()
     for s in specs:
         if s.kind == "tool" and s.ignoredTools is not UNSET:
-            tools_out.update(s.ignoredTools)  # type: ignore[arg-type]
+            tools_out.update(s.ignoredTools)
         elif s.kind == "injection" and s.excludeInjectionIds is not UNSET:
-            inj_out.update(s.excludeInjectionIds)  # type: ignore[arg-type]
+            inj_out.update(s.excludeInjectionIds)
         elif s.kind == "memory" and s.excludeMemoryIds is not UNSET:
-            mem_out.update(s.excludeMemoryIds)  # type: ignore[arg-type]
+            mem_out.update(s.excludeMemoryIds)
 
     def tool_name(t: dict[str, Any]) -> Any:
         schema = t.get("schema")

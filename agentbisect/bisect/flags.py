@@ -46,9 +46,9 @@ def slice_flags(
     tr = stats.truncated
     if tr is not UNSET:
         limits = []
-        if tr.byDepth:  # type: ignore[union-attr]
+        if tr.byDepth:
             limits.append(f"maxDepth ({stats.maxDepth})")
-        if tr.byNodes:  # type: ignore[union-attr]
+        if tr.byNodes:
             limits.append(f"maxNodes ({stats.maxNodes})")
         flags.append(
             flag(

@@ -40,7 +40,7 @@ DEFAULTS = {"maxDepth": 12, "maxNodes": 80, "maxSuspects": 12, "maxTextChars": 2
 
 SCORERS: dict[str, ScorerFn] = {
     "semantic-alignment": score_influence,
-    "lexical-overlap": score_lexical_influence,  # type: ignore[dict-item]
+    "lexical-overlap": score_lexical_influence,
 }
 
 

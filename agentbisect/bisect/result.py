@@ -32,10 +32,10 @@ class BisectResult:
 def suspect_identity(s: Suspect) -> str:
     d = s.detail
     if d is not UNSET:
-        if d.toolName is not UNSET:  # type: ignore[union-attr]
-            return d.toolName  # type: ignore[union-attr,return-value]
-        if d.injectionId is not UNSET:  # type: ignore[union-attr]
-            return d.injectionId  # type: ignore[union-attr,return-value]
+        if d.toolName is not UNSET:
+            return d.toolName
+        if d.injectionId is not UNSET:
+            return d.injectionId
     return s.source
 
 
@@ -45,10 +45,8 @@ def suspect_label(s: Suspect) -> str:
 
 def classify_suspect(s: Suspect) -> str:
     """Cost class of a judged suspect: did removing it flip the outcome, reduce cost, both?"""
-    flips = s.verdict is not UNSET and s.verdict.verdict == "confirmed"  # type: ignore[union-attr]
-    cost_cause = (
-        s.cost is not UNSET and s.cost.reducedCostOnRemoval and s.cost.stable  # type: ignore[union-attr]
-    )
+    flips = s.verdict is not UNSET and s.verdict.verdict == "confirmed"
+    cost_cause = s.cost is not UNSET and s.cost.reducedCostOnRemoval and s.cost.stable
     if flips and cost_cause:
         return "both"
     if flips:

@@ -450,7 +450,7 @@ class BoundaryRecorder:
         meta = typed.get("meta")
         meta = meta if isinstance(meta, Mapping) else {}
         pos = self._sample()
-        rid = meta.get("runtimeStageId")
+        rid: Any = meta.get("runtimeStageId")  # copied as recorded (JS: any truthy value)
         rid = rid if js_truthy(rid) else ""
         sub = meta.get("subflowPath")
         path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]

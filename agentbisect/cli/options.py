@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 import typer
 
@@ -15,7 +16,7 @@ JSON_OPT = typer.Option(False, "--json", help="Shorthand for --format json.")
 VERBOSE_OPT = typer.Option(False, "--verbose", "-v", help="Say which shape was read, on stderr.")
 
 
-def format_option(enum: type[Enum], default_help: str) -> typer.models.OptionInfo:
+def format_option(enum: type[Enum], default_help: str) -> Any:
     return typer.Option(
         None, "--format", "-f", case_sensitive=False, help=f"Output format. {default_help}"
     )

@@ -91,7 +91,7 @@ def convert(
         if state["ts"] is None:
             no_ts += 1
             return int(time.time() * 1000)
-        return state["ts"]  # type: ignore[no-any-return]
+        return state["ts"]
 
     rec = RunRecording(
         structure=header.get("structure", UNSET),

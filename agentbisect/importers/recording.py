@@ -118,7 +118,7 @@ def _from_top(
         loaded = Loaded(name, "boundary-row", compressed, size)
         row = RecorderRow(name=top.name, data=top.data)
         loaded.boundary_row = row
-        _set_domain(loaded, top.data, f"{base}.data", "boundary-row")  # type: ignore[arg-type]
+        _set_domain(loaded, top.data, f"{base}.data", "boundary-row")
         return loaded
     raise InputError(
         name,
@@ -137,7 +137,7 @@ def _envelope(name: str, top: TopLevel, compressed: bool, size: int, base: str) 
         )
     if top.recording is UNSET:
         raise InputError(name, "envelope has no recording", f"{base}.recording")
-    if raw_kind(top.recording) != b"{":  # type: ignore[arg-type]
+    if raw_kind(top.recording) != b"{":
         raise InputError(name, "expected an object", f"{base}.recording")
     inner: TopLevel = _decode(name, top.recording, TopLevel, f"{base}.recording")
     loaded = _recording(name, inner, compressed, size, f"{base}.recording")
@@ -155,11 +155,11 @@ def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> 
     loaded = Loaded(name, "trace", compressed, size)
     loaded.trace_redaction = top.redaction
     if top.summary is not UNSET:
-        loaded.trace_summary = top.summary  # type: ignore[assignment]
+        loaded.trace_summary = top.summary
     if top.structure is not UNSET:
-        loaded.structure = top.structure  # type: ignore[assignment]
+        loaded.structure = top.structure
     if top.snapshot is not UNSET:
-        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")  # type: ignore[arg-type]
+        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")
     _set_domain(loaded, top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
     if top.redaction not in (None, "none"):
         loaded.warn(
@@ -173,10 +173,10 @@ def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> 
 def _recording(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
     loaded = Loaded(name, "recording", compressed, size)
     if top.snapshot is not UNSET:
-        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")  # type: ignore[arg-type]
+        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")
     if top.events is not UNSET:
-        if raw_kind(top.events) == b"[":  # type: ignore[arg-type]
-            loaded.typed_events_raw = top.events  # type: ignore[assignment]
+        if raw_kind(top.events) == b"[":
+            loaded.typed_events_raw = top.events
         else:
             loaded.warn(
                 "events-unreadable",
@@ -184,7 +184,7 @@ def _recording(name: str, top: TopLevel, compressed: bool, size: int, base: str)
             )
     structure = top.structure if top.structure is not UNSET else top.blueprint
     if structure is not UNSET:
-        loaded.structure = structure  # type: ignore[assignment]
+        loaded.structure = structure
     else:
         loaded.warn("structure-absent", "the recording has no structure (chart)")
     if loaded.snapshot is not None:
@@ -207,7 +207,7 @@ def _snapshot(loaded: Loaded, raw: Raw | Snapshot, path: str) -> Snapshot | None
         return None
     else:
         snap = _decode(loaded.file, raw, Snapshot, path)
-    if snap.commitLog is not UNSET and raw_kind(snap.commitLog) not in (b"[", b"n"):  # type: ignore[arg-type]
+    if snap.commitLog is not UNSET and raw_kind(snap.commitLog) not in (b"[", b"n"):
         loaded.warn("commit-log-unreadable", f"{path}.commitLog is not an array: unreadable")
         snap.commitLog = UNSET
     return snap
@@ -215,16 +215,16 @@ def _snapshot(loaded: Loaded, raw: Raw | Snapshot, path: str) -> Snapshot | None
 
 def _extensions(loaded: Loaded, top: TopLevel) -> None:
     if top.controlDeps is not UNSET:
-        loaded.control_deps_raw = top.controlDeps  # type: ignore[assignment]
+        loaded.control_deps_raw = top.controlDeps
     if top.quality is not UNSET:
-        loaded.quality_raw = top.quality  # type: ignore[assignment]
+        loaded.quality_raw = top.quality
 
 
 def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:
     snap = loaded.snapshot
     rows = [] if snap is None or snap.recorders is UNSET else snap.recorders
     chosen: int | None = None
-    for i, row in enumerate(rows):  # type: ignore[arg-type]
+    for i, row in enumerate(rows):
         if row.name == BOUNDARY_ROW_NAME:
             if chosen is None:
                 chosen = i
@@ -242,17 +242,17 @@ def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:
             "no BoundaryEvents row: no domain events, boundary index or step strip",
         )
         return
-    row = rows[chosen]  # type: ignore[index]
+    row = rows[chosen]
     loaded.boundary_row = row
     _resolve_mode(loaded, row)
     path = f"{base}.recorders[{chosen}].data"
-    if row.data is UNSET or raw_kind(row.data) != b"[":  # type: ignore[arg-type]
+    if row.data is UNSET or raw_kind(row.data) != b"[":
         loaded.warn(
             "boundaries-unreadable",
             f"{path} is not an array: the boundary events are unreadable, not absent",
         )
         return
-    _set_domain(loaded, row.data, path, "boundary-row")  # type: ignore[arg-type]
+    _set_domain(loaded, row.data, path, "boundary-row")
 
 
 def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
@@ -475,7 +475,7 @@ def _reproject(
     dropped_total = (prior_dropped + dropped_now) if prior_dropped is not None else None
     first_retained = (prior_first + dropped_now) if prior_first is not None else None
     if envelope is not None:
-        env = dict(envelope)
+        env: dict[str, Any] = dict(envelope)
         run_obj = (
             dict(_RAW_DICT.decode(envelope["run"]))
             if "run" in envelope and _kind(envelope["run"]) == b"{"

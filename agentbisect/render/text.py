@@ -43,10 +43,7 @@ def hop_text(h: EdgePathStep) -> str:
 
 def score_text(s: Suspect) -> str:
     if s.semanticScore is not UNSET:
-        return (
-            f"{f3(s.score)} (path {f3(s.structuralScore)} × content "
-            f"{f3(s.semanticScore)})"  # type: ignore[arg-type]
-        )
+        return f"{f3(s.score)} (path {f3(s.structuralScore)} × content {f3(s.semanticScore)})"
     return f"{f3(s.score)} (path only — no content signal, so the score is an upper bound)"
 
 
@@ -99,7 +96,7 @@ def format_report(result: BisectResult) -> str:
     lines: list[str] = []
     trig = r.triggerSource
     if r.triggerScore is not UNSET:
-        trig += f", score {to_fixed(r.triggerScore, 2)}"  # type: ignore[arg-type]
+        trig += f", score {to_fixed(r.triggerScore, 2)}"
     step_name = r.stepName if r.stepName is not UNSET else "undefined"
     lines.append(f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})')
     causal = r.mode == "causal"
@@ -122,8 +119,8 @@ def format_report(result: BisectResult) -> str:
                 f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
             )
         if s.verdict is not UNSET and s.runs is not UNSET:
-            lines.append(f"    verdict: {s.verdict.claim}")  # type: ignore[union-attr]
-            lines.append(_runs_line(s.runs))  # type: ignore[arg-type]
+            lines.append(f"    verdict: {s.verdict.claim}")
+            lines.append(_runs_line(s.runs))
             if s.cost is not UNSET:
                 lines.append(_cost_line(s, view))
         elif not causal:
@@ -133,21 +130,19 @@ def format_report(result: BisectResult) -> str:
             )
     if r.dropped is not UNSET and r.dropped:
         lines.append("")
-        lines.append(
-            f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):"  # type: ignore[arg-type]
-        )
-        for i, c in enumerate(r.dropped):  # type: ignore[arg-type]
+        lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
+        for i, c in enumerate(r.dropped):
             lines.append(f"{i + 1:>2}. [dropped '{c.id}']")
             if c.verdict is not UNSET and c.runs is not UNSET:
-                lines.append(f"    verdict: {c.verdict.claim}")  # type: ignore[union-attr]
-                lines.append(_runs_line(c.runs, restore=True))  # type: ignore[arg-type]
+                lines.append(f"    verdict: {c.verdict.claim}")
+                lines.append(_runs_line(c.runs, restore=True))
             else:
                 lines.append("    verdict: (none — candidate only; supply a restoration runner)")
     if r.baseline is not UNSET:
         lines.append("")
-        lines.append(_baseline("no ablation", r.baseline))  # type: ignore[arg-type]
+        lines.append(_baseline("no ablation", r.baseline))
     if r.restorationBaseline is not UNSET:
-        lines.append(_baseline("no restoration", r.restorationBaseline))  # type: ignore[arg-type]
+        lines.append(_baseline("no restoration", r.restorationBaseline))
     if r.honestyFlags:
         lines.append("")
         lines.append("HONESTY:")

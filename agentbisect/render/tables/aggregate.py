@@ -137,7 +137,7 @@ def strip_table(stops: list[Stop]) -> None:
         label = Text("  " * s.depth)
         label.append(safe(s.label, "bold" if s.kind == "group-start" else "italic"))
         if s.coActiveGroupIds is not UNSET:
-            label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))  # type: ignore[arg-type]
+            label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))
         table.add_row(safe(s.commitIdx), label, safe(s.runtimeStageId))
     con.print(table)
 

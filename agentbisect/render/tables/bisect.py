@@ -48,7 +48,7 @@ def render_report(result: BisectResult) -> None:
     head.append_text(safe(r.stepName if r.stepName is not UNSET else "?"))
     head.append(f" ({r.triggerSource}")
     if r.triggerScore is not UNSET:
-        head.append(f", score {to_fixed(r.triggerScore, 2)}")  # type: ignore[arg-type]
+        head.append(f", score {to_fixed(r.triggerScore, 2)}")
     head.append(f") · ranked by {r.rankedBy}")
     st = r.sliceStats
     head.append(
@@ -80,7 +80,7 @@ def render_report(result: BisectResult) -> None:
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
-        row = [
+        row: list[str | Text] = [
             str(i),
             s.kind,
             safe(ident),
@@ -92,11 +92,11 @@ def render_report(result: BisectResult) -> None:
         if causal:
             verdict = Text("—", style="dim")
             if s.verdict is not UNSET:
-                v = s.verdict.verdict  # type: ignore[union-attr]
+                v = s.verdict.verdict
                 style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
                 verdict = Text(v, style=style)
             if s.runs is not UNSET:
-                verdict.append(f" {s.runs.flips}/{s.runs.samples}")  # type: ignore[union-attr]
+                verdict.append(f" {s.runs.flips}/{s.runs.samples}")
             if s.cost is not UNSET:
                 verdict.append(f" ({view.cost_class})", style="dim")
             row.append(verdict)
@@ -113,7 +113,7 @@ def render_report(result: BisectResult) -> None:
             for h in s.edgePath:
                 node = node.add(safe(hop_text(h)))
             if s.verdict is not UNSET:
-                branch.add(safe(s.verdict.claim, "italic"))  # type: ignore[union-attr]
+                branch.add(safe(s.verdict.claim, "italic"))
         con.print(tree)
 
     if r.dropped is not UNSET and r.dropped:
@@ -122,29 +122,25 @@ def render_report(result: BisectResult) -> None:
         dt.add_column("id")
         dt.add_column("verdict")
         dt.add_column("runs")
-        for i, c in enumerate(r.dropped, 1):  # type: ignore[arg-type]
+        for i, c in enumerate(r.dropped, 1):
             dt.add_row(
                 str(i),
                 safe(c.id),
-                c.verdict.verdict if c.verdict is not UNSET else "—",  # type: ignore[union-attr]
-                stats_text(c.runs) if c.runs is not UNSET else "",  # type: ignore[arg-type]
+                c.verdict.verdict if c.verdict is not UNSET else "—",
+                stats_text(c.runs) if c.runs is not UNSET else "",
             )
         con.print(dt)
     if r.baseline is not UNSET:
-        con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))  # type: ignore[arg-type]
+        con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))
     if r.restorationBaseline is not UNSET:
-        con.print(
-            Text("baseline (no restoration): " + stats_text(r.restorationBaseline))  # type: ignore[arg-type]
-        )
+        con.print(Text("baseline (no restoration): " + stats_text(r.restorationBaseline)))
     if r.culprits is not UNSET:
-        c = r.culprits
-        line = Text(f"culprit search: {c.verdict}", style="bold")  # type: ignore[union-attr]
-        for grp in c.culprits:  # type: ignore[union-attr]
+        cr = r.culprits
+        line = Text(f"culprit search: {cr.verdict}", style="bold")
+        for grp in cr.culprits:
             line.append("\n  • ")
             line.append_text(safe(" + ".join(x.label for x in grp)))
-        line.append(
-            f"\n  {len(c.probes)} probe(s), {c.runsUsed} rerun(s)"  # type: ignore[union-attr]
-        )
+        line.append(f"\n  {len(cr.probes)} probe(s), {cr.runsUsed} rerun(s)")
         con.print(line)
     if r.honestyFlags:
         body = Text("\n").join(flag_text(fl) for fl in r.honestyFlags)

@@ -67,7 +67,7 @@ def summary(ev: DomainEvent, lean: bool) -> str:
         return f"{ev.provider}/{ev.model} {ev.actorArrow if ev.actorArrow is not UNSET else ''}"
     if isinstance(ev, LlmEnd):
         usage = ev.usage
-        tok = f"{usage.input}→{usage.output} tok" if usage is not UNSET else "no usage"  # type: ignore[union-attr]
+        tok = f"{usage.input}→{usage.output} tok" if usage is not UNSET else "no usage"
         text = ev.content if isinstance(ev.content, str) else ""
         return f"{tok} {ev.actorArrow if ev.actorArrow is not UNSET else ''} {text}".strip()
     if isinstance(ev, ToolStart):
