@@ -1,0 +1,244 @@
+"""The bisect sections of the HTML report: a one-line verdict, the suspects in the report's order
+(a table; each suspect's evidence text, path graph and verdict in a <details> that clicking its row
+opens), then reruns, missing context and an optional attribution section.
+
+Correlational scores are labelled proxies; only ablation verdicts are called causal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from agentbisect.bisect.report import AblationRunStats, ContextBugReport, Suspect
+from agentbisect.render.html.page import esc, table, th
+from agentbisect.render.html.paths import path_svg
+
+
+def _f3(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def identity(s: Suspect) -> str:
+    """What the suspect is, named as a person would: the tool, the injection, or the stage."""
+    d = s.detail
+    if d is not UNSET:
+        if d.toolName is not UNSET:  # type: ignore[union-attr]
+            return d.toolName  # type: ignore[union-attr, return-value]
+        if d.injectionId is not UNSET:  # type: ignore[union-attr]
+            return d.injectionId  # type: ignore[union-attr, return-value]
+    return s.source
+
+
+def _stats(b: AblationRunStats) -> str:
+    sim = b.similarity
+    return (
+        f"{b.flips}/{b.samples} flipped · similarity {_f3(sim.mean)} ± {_f3(sim.stdev)} "
+        f"[{_f3(sim.min)}, {_f3(sim.max)}]"
+    )
+
+
+def verdict_line(r: ContextBugReport, n_flags: int) -> str:
+    causal = r.mode == "causal"
+    mode = (
+        '<span class="mode causal">CAUSAL</span>verdicts are the only causal claims'
+        if causal
+        else '<span class="mode corr">CORRELATIONAL</span>scores are proxies, no causal claim'
+    )
+    top = ""
+    if r.suspects:
+        s = r.suspects[0]
+        top = f" · top suspect {esc(s.kind)} <b>{esc(identity(s))}</b> (score {_f3(s.score)})"
+    name = f" ({esc(r.stepName)})" if isinstance(r.stepName, str) else ""
+    return (
+        f'<p class="verdict-line" id="verdict">{mode} · trigger <b class="mono">{esc(r.step)}'
+        f"</b>{name}{top} · {n_flags} honesty flag{'s' if n_flags != 1 else ''}</p>"
+    )
+
+
+def _evidence(s: Suspect) -> str:
+    """The text a person reads to judge the suspect: the injected content, the tool's value
+    basis, or how the slice reached the stage."""
+    d = s.detail
+    parts: list[str] = []
+    if d is not UNSET:
+        if isinstance(d.text, str) and d.text:  # type: ignore[union-attr]
+            parts.append(d.text)  # type: ignore[union-attr]
+        if d.valueBasis is not UNSET:  # type: ignore[union-attr]
+            parts.append(
+                "value basis: "
+                + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")  # type: ignore[union-attr]
+            )
+    if not parts:
+        name = f" ({s.stageName})" if isinstance(s.stageName, str) else ""
+        if s.edgePath:
+            via = " ← ".join(
+                (h.key if isinstance(h.key, str) else h.kind) for h in s.edgePath
+            )
+            parts.append(f"stage {s.source}{name} feeds the trigger through {via}")
+        else:
+            parts.append(f"stage {s.source}{name} is the trigger itself")
+    return "\n".join(parts)
+
+
+def _score(s: Suspect) -> str:
+    if s.semanticScore is not UNSET:
+        return (
+            f"score {_f3(s.score)} = path {_f3(s.structuralScore)} × content "
+            f"{_f3(s.semanticScore)} (a correlational proxy)"  # type: ignore[arg-type]
+        )
+    return (
+        f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
+    )
+
+
+def _verdict_cell(s: Suspect) -> str:
+    if s.verdict is UNSET:
+        return '<span class="muted">—</span>'
+    v = s.verdict.verdict  # type: ignore[union-attr]
+    runs = f" {s.runs.flips}/{s.runs.samples}" if s.runs is not UNSET else ""  # type: ignore[union-attr]
+    return f'<span class="v-{esc(v)}">{esc(v)}</span>{esc(runs)}'
+
+
+def suspects_section(r: ContextBugReport) -> str:
+    if not r.suspects:
+        return (
+            '<section id="suspects"><h2>Suspects</h2><p class="muted">The slice found no '
+            "suspects.</p></section>"
+        )
+    causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
+    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("score", True)]
+    head += [th("path", True), th("content", True)]
+    if causal:
+        head.append(th("verdict (flips)"))
+    rows = []
+    for i, s in enumerate(r.suspects, 1):
+        upper = s.semanticScore is UNSET
+        stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
+        cells = (
+            f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt"><b>'
+            f"{esc(identity(s))}</b></td><td class=\"mono txt\">{esc(stage)}</td>"
+            f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
+            f'<td class="n">{_f3(s.structuralScore)}</td>'
+            f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
+        )
+        if causal:
+            cells += f"<td>{_verdict_cell(s)}</td>"
+        sel = ' class="sel"' if i == 1 else ""
+        rows.append(f'<tr data-suspect="{i}"{sel}>{cells}</tr>')
+    details = []
+    for i, s in enumerate(r.suspects, 1):
+        extra = ""
+        if s.verdict is not UNSET:
+            extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'  # type: ignore[union-attr]
+        if s.runs is not UNSET:
+            extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"  # type: ignore[arg-type]
+        if s.cost is not UNSET:
+            c = s.cost
+            extra += (
+                f"<p>cost on removal: {'reduced' if c.reducedCostOnRemoval else 'not reduced'}"  # type: ignore[union-attr]
+                f" · loops saved {c.loopsSaved} · tokens saved {c.tokensSaved}"  # type: ignore[union-attr]
+                f" · {'stable' if c.stable else 'unstable'}</p>"  # type: ignore[union-attr]
+            )
+        if s.ablation is not UNSET and isinstance(s.ablation.note, str):  # type: ignore[union-attr]
+            extra += f'<p class="muted">{esc(s.ablation.note)}</p>'  # type: ignore[union-attr]
+        details.append(
+            f'<details class="suspect" id="suspect-{i}" data-suspect="{i}"'
+            f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
+            f"{esc(identity(s))} <span class=\"muted mono\">at {esc(s.source)}</span></summary>"
+            f'<div class="evidence">{esc(_evidence(s))}</div>'
+            f'<p class="muted">{esc(_score(s))}</p>{extra}'
+            f'<h3>Evidence path: trigger → source ({len(s.edgePath)} hop'
+            f"{'s' if len(s.edgePath) != 1 else ''})</h3>"
+            f'<div class="path">{path_svg(s, r.step)}</div></details>'
+        )
+    note = ""
+    if any(s.semanticScore is UNSET for s in r.suspects):
+        note = '<p class="muted">≤ path-only score: no content signal, so it is an upper bound.</p>'
+    st = r.sliceStats
+    slice_line = (
+        f"slice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
+        f"{st.weightedEdges} influence-weighted edges (budgets depth {st.maxDepth}, nodes "
+        f"{st.maxNodes}) · ranked by {r.rankedBy}"
+    )
+    return (
+        f'<section id="suspects"><h2>Suspects ({len(r.suspects)}), in the report\'s ranking</h2>'
+        f'<p class="sub">{esc(slice_line)}. Click a suspect to see its evidence and path.</p>'
+        + table(head, rows, what="suspects", cls="sus")
+        + note
+        + '<div class="suspects">'
+        + "".join(details)
+        + "</div></section>"
+    )
+
+
+def reruns_section(r: ContextBugReport) -> str:
+    parts: list[str] = []
+    if r.baseline is not UNSET:
+        parts.append(f"<p>baseline (no ablation): {esc(_stats(r.baseline))}</p>")  # type: ignore[arg-type]
+    if r.restorationBaseline is not UNSET:
+        parts.append(
+            f"<p>baseline (no restoration): {esc(_stats(r.restorationBaseline))}</p>"  # type: ignore[arg-type]
+        )
+    if r.dropped is not UNSET and r.dropped:
+        rows = [
+            f'<tr><td class="n">{i}</td><td class="mono">{esc(c.id)}</td><td>'
+            + (
+                f'<span class="v-{esc(c.verdict.verdict)}">{esc(c.verdict.verdict)}</span>'  # type: ignore[union-attr]
+                if c.verdict is not UNSET
+                else "—"
+            )
+            + f"</td><td>{esc(_stats(c.runs)) if c.runs is not UNSET else ''}</td></tr>"  # type: ignore[arg-type]
+            for i, c in enumerate(r.dropped, 1)  # type: ignore[arg-type]
+        ]
+        parts.append(
+            "<h3>Missing context (available, never sent)</h3>"
+            + table([th("#", True), th("id"), th("verdict"), th("runs")], rows, what="items")
+        )
+    if r.culprits is not UNSET:
+        c = r.culprits
+        groups = "".join(
+            "<li>" + esc(" + ".join(x.label for x in grp)) + "</li>"
+            for grp in c.culprits  # type: ignore[union-attr]
+        )
+        parts.append(
+            f"<h3>Culprit search: {esc(c.verdict)}</h3><ul>{groups}</ul>"  # type: ignore[union-attr]
+            f'<p class="muted">{len(c.probes)} probe(s), {c.runsUsed} rerun(s)</p>'  # type: ignore[union-attr]
+        )
+    if not parts:
+        return ""
+    return '<section id="reruns"><h2>Reruns</h2>' + "".join(parts) + "</section>"
+
+
+def attribution_section(r: ContextBugReport) -> str:
+    """Surrogate attribution weights, when the report carries them (a field added by the
+    attribution work); shown generically, key by key, so that this page needs no change when it
+    lands. Absent: nothing."""
+    att: Any = getattr(r, "attribution", UNSET)
+    if att is UNSET or att is None:
+        return ""
+    data = msgspec.to_builtins(att)
+    items = data if isinstance(data, list) else data.get("weights", data.get("items", [data]))
+    if not isinstance(items, list):
+        items = [items]
+    keys: list[str] = []
+    for it in items:
+        if isinstance(it, dict):
+            keys.extend(k for k in it if k not in keys and not isinstance(it[k], dict | list))
+    rows = [
+        "<tr>"
+        + "".join(
+            f'<td class="txt">{esc(it.get(k, "") if isinstance(it, dict) else it)}</td>'
+            for k in keys or ["value"]
+        )
+        + "</tr>"
+        for it in items
+    ]
+    return (
+        '<section id="attribution"><h2>Attribution (surrogate model)</h2>'
+        '<p class="sub">Weights of a surrogate fitted to random ablations.</p>'
+        + table([th(k) for k in keys or ["value"]], rows, what="weights")
+        + "</section>"
+    )
