@@ -83,8 +83,8 @@ class Browser:
         return visit
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
+@pytest.fixture(scope="session", name="browser")
+def chromium_browser() -> Iterator[Browser]:
     exe = chromium_path()
     try:
         from playwright.sync_api import sync_playwright

@@ -17,7 +17,7 @@ from agentbisect.overview import run_overview
 from agentbisect.render.html import aggregate_html, bisect_html, genui_html
 from agentbisect.run import open_run
 from agentbisect.schema.genui import GenuiStats
-from tests.html_browser import Browser, Visit, browser  # noqa: F401  (pytest fixture)
+from tests.html_browser import Browser, Visit, chromium_browser  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = ROOT / "fixtures" / "upstream"
@@ -76,9 +76,7 @@ def test_trigger_is_highlighted_on_the_timeline(browser: Browser, causal_page: P
     assert mark.count() == 1 and mark.is_visible()
     # The highlight is drawn in the trigger colour, not the ordinary LLM-call colour.
     fill = mark.evaluate("e => getComputedStyle(e).fill")
-    plain = v.page.locator("#timeline rect.mk-llm").first.evaluate(
-        "e => getComputedStyle(e).fill"
-    )
+    plain = v.page.locator("#timeline rect.mk-llm").first.evaluate("e => getComputedStyle(e).fill")
     assert fill != plain
     # Its LLM-call row is marked too.
     assert v.page.locator("#llm-calls tr.trigger").inner_text().split()[:2] == ["1", "call-llm#40"]
@@ -118,9 +116,10 @@ def test_clicking_a_suspect_shows_its_path(browser: Browser, causal_page: Path) 
         "call-llm#40",
         "context#6",
     ]
-    assert "Customer Dana Reyes holds VIP tier override status" in second.locator(
-        ".evidence"
-    ).inner_text()
+    assert (
+        "Customer Dana Reyes holds VIP tier override status"
+        in second.locator(".evidence").inner_text()
+    )
     assert "CAUSAL: ablating injection 'vip-override-fact' flipped the outcome in 3/3" in (
         second.locator(".claim").inner_text()
     )
@@ -143,7 +142,7 @@ def test_injected_markup_renders_as_text(browser: Browser, hostile_page: Path) -
     assert "Order K-2207 <script>window.__pwned='script'</script>" in body
     assert "onerror=\"window.__pwned='img'\">" in body
     assert "<a href=\"javascript:window.__pwned='link'\">click me</a>" in body
-    assert "mock\"><svg onload=\"window.__pwned='model'\">" in body
+    assert 'mock"><svg onload="window.__pwned=\'model\'">' in body
     # The tool error that tries to close the table stays inside its cell.
     cell = page.locator("#tool-calls + table tbody tr").nth(1).locator("td").last
     assert cell.inner_text().startswith("policy service down <img")

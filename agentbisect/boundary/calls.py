@@ -100,12 +100,12 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
                 last_llm.tools.append(name)
             open_tool[ev.toolCallId if isinstance(ev.toolCallId, str) else rid] = t
         elif isinstance(ev, ToolEnd):
-            t = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)  # type: ignore[assignment]
-            if t is None:
+            done = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)
+            if done is None:
                 continue
             if _num(ev.durationMs):
-                t.durationMs = ev.durationMs  # type: ignore[assignment]
-            t.result = _text(ev.result)
+                done.durationMs = ev.durationMs  # type: ignore[assignment]
+            done.result = _text(ev.result)
             if ev.error is not UNSET and ev.error is not None and ev.error is not False:
-                t.error = _text(ev.error) if ev.error is not True else "error"
+                done.error = _text(ev.error) if ev.error is not True else "error"
     return llm, tools

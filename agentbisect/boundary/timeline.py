@@ -116,20 +116,20 @@ def build_timeline(events: list[DomainEvent], trigger: str | None = None) -> Tim
             spans.append(span)
             open_spans[rid] = span
         elif isinstance(ev, RunExit | SubflowExit):
-            span = open_spans.pop(rid, None)  # type: ignore[assignment]
-            if span is not None:
-                span.end = at
+            closing = open_spans.pop(rid, None)
+            if closing is not None:
+                closing.end = at
                 if timed:
-                    span.durationMs = at - span.start
+                    closing.durationMs = at - closing.start
         elif isinstance(ev, LlmStart):
             model = ev.model if isinstance(ev.model, str) else ""
             m = Mark(kind="llm", step=rid, label=model, at=at)
             marks.append(m)
             open_llm[rid] = m
         elif isinstance(ev, LlmEnd):
-            m = open_llm.pop(rid, None)  # type: ignore[assignment]
-            if m is not None:
-                m.end = at
+            started = open_llm.pop(rid, None)
+            if started is not None:
+                started.end = at
             if ev.stopReason == "error":
                 marks.append(Mark(kind="error", step=rid, label="LLM call stopped on error", at=at))
         elif isinstance(ev, ToolStart):
@@ -141,11 +141,11 @@ def build_timeline(events: list[DomainEvent], trigger: str | None = None) -> Tim
             open_tool[ev.toolCallId if isinstance(ev.toolCallId, str) else rid] = m
         elif isinstance(ev, ToolEnd):
             key = ev.toolCallId if isinstance(ev.toolCallId, str) else rid
-            m = open_tool.pop(key, None)  # type: ignore[assignment]
-            if m is not None:
-                m.end = at
+            call = open_tool.pop(key, None)
+            if call is not None:
+                call.end = at
             if ev.error is not UNSET and ev.error is not None and ev.error is not False:
-                label = m.label if m is not None else "tool"
+                label = call.label if call is not None else "tool"
                 marks.append(Mark(kind="error", step=rid, label=f"{label} failed", at=at))
         elif isinstance(ev, CompositionEnd) and ev.status in ("error", "failed"):
             name = ev.name if isinstance(ev.name, str) else rid

@@ -68,15 +68,12 @@ def _evidence(s: Suspect) -> str:
             parts.append(d.text)  # type: ignore[union-attr]
         if d.valueBasis is not UNSET:  # type: ignore[union-attr]
             parts.append(
-                "value basis: "
-                + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")  # type: ignore[union-attr]
+                "value basis: " + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")  # type: ignore[union-attr]
             )
     if not parts:
         name = f" ({s.stageName})" if isinstance(s.stageName, str) else ""
         if s.edgePath:
-            via = " ← ".join(
-                (h.key if isinstance(h.key, str) else h.kind) for h in s.edgePath
-            )
+            via = " ← ".join((h.key if isinstance(h.key, str) else h.kind) for h in s.edgePath)
             parts.append(f"stage {s.source}{name} feeds the trigger through {via}")
         else:
             parts.append(f"stage {s.source}{name} is the trigger itself")
@@ -89,9 +86,7 @@ def _score(s: Suspect) -> str:
             f"score {_f3(s.score)} = path {_f3(s.structuralScore)} × content "
             f"{_f3(s.semanticScore)} (a correlational proxy)"  # type: ignore[arg-type]
         )
-    return (
-        f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
-    )
+    return f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
 
 def _verdict_cell(s: Suspect) -> str:
@@ -119,7 +114,7 @@ def suspects_section(r: ContextBugReport) -> str:
         stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
         cells = (
             f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt"><b>'
-            f"{esc(identity(s))}</b></td><td class=\"mono txt\">{esc(stage)}</td>"
+            f'{esc(identity(s))}</b></td><td class="mono txt">{esc(stage)}</td>'
             f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
             f'<td class="n">{_f3(s.structuralScore)}</td>'
             f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
@@ -147,10 +142,10 @@ def suspects_section(r: ContextBugReport) -> str:
         details.append(
             f'<details class="suspect" id="suspect-{i}" data-suspect="{i}"'
             f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
-            f"{esc(identity(s))} <span class=\"muted mono\">at {esc(s.source)}</span></summary>"
+            f'{esc(identity(s))} <span class="muted mono">at {esc(s.source)}</span></summary>'
             f'<div class="evidence">{esc(_evidence(s))}</div>'
             f'<p class="muted">{esc(_score(s))}</p>{extra}'
-            f'<h3>Evidence path: trigger → source ({len(s.edgePath)} hop'
+            f"<h3>Evidence path: trigger → source ({len(s.edgePath)} hop"
             f"{'s' if len(s.edgePath) != 1 else ''})</h3>"
             f'<div class="path">{path_svg(s, r.step)}</div></details>'
         )

@@ -50,9 +50,7 @@ def flags_banner(flags: Sequence[Any], what: str = "recording") -> str:
             '<section class="flags none" id="flags"><h2>No honesty flags</h2>'
             f"<p>No evidence limits were found in this {esc(what)}.</p></section>"
         )
-    items = "".join(
-        f'<li><b class="mono">{esc(f.flag)}</b> — {esc(f.note)}</li>' for f in flags
-    )
+    items = "".join(f'<li><b class="mono">{esc(f.flag)}</b> — {esc(f.note)}</li>' for f in flags)
     return (
         f'<section class="flags" id="flags" role="alert"><h2>⚠ {len(flags)} honesty '
         f"flag{'s' if len(flags) != 1 else ''}: limits of this evidence</h2>"
@@ -104,7 +102,7 @@ def tree_section(o: RunOverview) -> str:
         open_ = " (open)" if b.open else ""
         rows.append(
             f'<tr{dim}><td class="d{min(b.depth, 8)}">{esc(b.name)}{esc(open_)}</td>'
-            f"<td>{esc(b.kind)}</td><td class=\"mono\">{esc(b.runtimeStageId)}</td>"
+            f'<td>{esc(b.kind)}</td><td class="mono">{esc(b.runtimeStageId)}</td>'
             f"{_rollup_cells(roll)}</tr>"
         )
     return (
@@ -155,7 +153,7 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
     ]
     trows = [
         f'<tr><td class="n">{t.index}</td><td class="mono">{esc(t.step)}</td>'
-        f"<td>{esc(t.tool)}</td><td class=\"mono\">{esc(t.askedBy or '')}</td>"
+        f'<td>{esc(t.tool)}</td><td class="mono">{esc(t.askedBy or "")}</td>'
         f'<td class="n">{ms(t.durationMs)}</td><td class="txt">{esc(t.result)}</td>'
         f'<td class="txt">{esc(t.error)}</td></tr>'
         for t in o.toolCalls

@@ -98,8 +98,10 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
     for s in tl.spans:
         lane = tl.lanes[s.lane]
         kind = lane.kind
-        cls = "bar" + (" open" if s.end is None else "") + (
-            " slot" if kind.startswith("slot:") else f" k-{kind}"
+        cls = (
+            "bar"
+            + (" open" if s.end is None else "")
+            + (" slot" if kind.startswith("slot:") else f" k-{kind}")
         )
         dur = ms(s.durationMs) if s.durationMs is not None else ("open" if s.end is None else "")
         title = f"{lane.name} · {s.runtimeStageId} · {dur} · from {_fmt(s.start, tl.axis)}"
@@ -156,9 +158,7 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
             f'<details class="more"><summary>{len(rest):,} more boundary lanes</summary>'
             f'<div class="tl">{lanes_svg(LANES_SHOWN, 20.0, False)}</div></details>'
         )
-    axis_word = (
-        "time from the first event" if tl.axis == "ms" else "event order (times missing)"
-    )
+    axis_word = "time from the first event" if tl.axis == "ms" else "event order (times missing)"
     out += (
         '<p class="legend">x: ' + axis_word + ' · <i class="b"></i>boundary pass'
         '<i class="l"></i>LLM call<i class="t"></i>tool call<i class="e"></i>error'
