@@ -21,10 +21,20 @@ def _usd(value: float | None) -> str:
     return f"${value:,.4f}" if value >= 0.0001 or value == 0 else f"${value:.2e}"
 
 
+def _nice(v: int) -> int:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``v`` (an axis top)."""
+    mag = 1
+    while True:
+        for m in (1, 2, 5):
+            if m * mag >= v:
+                return m * mag
+        mag *= 10
+
+
 def trend_svg(days: list[GenuiDayRow]) -> str:
     """Calls per day as bars (left axis) and the first-try rate as a line (right axis, 0–100%)."""
     n = len(days)
-    top = max((d.calls for d in days), default=0) or 1
+    top = _nice(max((d.calls for d in days), default=0))
     pw, ph = CH_W - PAD_L - PAD_R, CH_H - PAD_T - PAD_B
     step = pw / max(n, 1)
     bw = max(1.0, step * 0.7)
@@ -83,9 +93,10 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
     ]
     out = (
         f'<header><h1>Generative UI · <span class="mono">{esc(source)}</span>{esc(span)}</h1>'
-        f'<p class="sub">first-try rate</p><p class="big" id="first-try">{_pct(t.first_try_rate)}'
-        f' <span class="muted">({t.first_try_successes:,} of {t.first_attempts:,} turns)</span>'
-        '</p><div class="totals">'
+        f'<p class="hero"><span class="big" id="first-try">{_pct(t.first_try_rate)}</span> '
+        f"first-try rate <span class=\"muted\">({t.first_try_successes:,} of "
+        f"{t.first_attempts:,} turns succeeded at the first attempt)</span></p>"
+        '<div class="totals">'
         + "".join(f'<div class="tot"><b>{v}</b><span>{esc(k)}</span></div>' for v, k in tot)
         + "</div></header>"
     )
