@@ -79,7 +79,8 @@ def build_timeline(events: list[DomainEvent], trigger: str | None = None) -> Tim
     """Spans, lanes and marks from the domain events, in one pass; ``trigger`` is a step id."""
     timed = bool(events) and all(_num(getattr(e, "ts", None)) for e in events)
     axis = "ms" if timed else "event"
-    t0 = float(events[0].ts) if timed else 0.0  # type: ignore[union-attr, arg-type]
+    # The earliest time, not the first event's: merged or clock-skewed streams can be unordered.
+    t0 = float(min(e.ts for e in events)) if timed else 0.0  # type: ignore[union-attr, type-var, arg-type]
 
     lanes: list[Lane] = []
     lane_of: dict[tuple[str, ...], int] = {}
@@ -151,11 +152,8 @@ def build_timeline(events: list[DomainEvent], trigger: str | None = None) -> Tim
             name = ev.name if isinstance(ev.name, str) else rid
             marks.append(Mark(kind="error", step=rid, label=f"{name} ended: {ev.status}", at=at))
 
-    extent = 0.0
-    if events:
-        last = events[-1]
-        extent = float(last.ts) - t0 if timed else float(len(events) - 1)  # type: ignore[union-attr, arg-type]
-    extent = max(extent, max((s.end or s.start for s in spans), default=0.0), 1.0)
+    last = float(max(e.ts for e in events)) - t0 if timed else float(len(events) - 1)  # type: ignore[union-attr, type-var, arg-type]
+    extent = max(last, 1.0)
     tl = Timeline(axis=axis, extent=extent, lanes=lanes, spans=spans, marks=marks)
     if trigger is not None:
         tl.trigger = trigger

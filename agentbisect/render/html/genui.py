@@ -94,7 +94,7 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
     out = (
         f'<header><h1>Generative UI · <span class="mono">{esc(source)}</span>{esc(span)}</h1>'
         f'<p class="hero"><span class="big" id="first-try">{_pct(t.first_try_rate)}</span> '
-        f"first-try rate <span class=\"muted\">({t.first_try_successes:,} of "
+        f'first-try rate <span class="muted">({t.first_try_successes:,} of '
         f"{t.first_attempts:,} turns succeeded at the first attempt)</span></p>"
         '<div class="totals">'
         + "".join(f'<div class="tot"><b>{v}</b><span>{esc(k)}</span></div>' for v, k in tot)
