@@ -37,7 +37,8 @@ def causal_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = msgspec.json.decode(
         (UPSTREAM / "planted-fact.report.causal.json").read_bytes(), type=ContextBugReport
     )
-    run = open_run(str(UPSTREAM / "planted-fact.recording.json"))
+    # Relative, as a user types it (the path is shown in the page and its screenshot).
+    run = open_run(os.path.relpath(UPSTREAM / "planted-fact.recording.json"))
     out = tmp_path_factory.mktemp("html") / "planted-fact.html"
     out.write_text(bisect_html(run_overview(run, report.step), report), encoding="utf-8")
     return out
@@ -219,8 +220,12 @@ def test_screenshot_for_the_readme(browser: Browser, causal_page: Path, tmp_path
     v = browser.open(causal_page, width=1280)
     shot = tmp_path / "html-report.png"
     v.page.screenshot(path=str(shot), full_page=False)
-    assert shot.stat().st_size > 10_000
-    dest = os.environ.get("AFP_SCREENSHOT_DIR")
-    if dest:
-        shutil.copy(shot, Path(dest) / shot.name)
+    v.page.locator('table.sus tbody tr[data-suspect="2"]').click()
+    path_shot = tmp_path / "html-report-suspect.png"
+    v.page.locator("#suspect-2").screenshot(path=str(path_shot))
+    for png in (shot, path_shot):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        dest = os.environ.get("AFP_SCREENSHOT_DIR")
+        if dest:
+            shutil.copy(png, Path(dest) / png.name)
     _clean(v)
