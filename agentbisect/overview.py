@@ -1,52 +1,18 @@
-"""``RunOverview``: everything a visual report of one run shows, read off a ``Run`` once.
+"""``run_overview``: read off a ``Run`` once everything a visual report of it shows.
 
 Shape, totals, honesty flags, the timeline, each boundary pass with its rollup, and the per-call
-rows. Renderers read this struct and compute nothing; the HTML page is its first reader.
+rows, as a ``results.RunOverview``. Renderers read that and compute nothing; the HTML page is its
+first reader.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from msgspec import UNSET
 
-from msgspec import UNSET, Struct
-
-from agentbisect.boundary.calls import LlmCallRow, ToolCallRow, call_rows
-from agentbisect.boundary.rollup import BoundaryAggregate
-from agentbisect.boundary.timeline import Timeline, build_timeline
-from agentbisect.load import HonestyFlag
+from agentbisect.boundary.calls import call_rows
+from agentbisect.boundary.timeline import build_timeline
+from agentbisect.results import BoundaryRow, RunOverview, Totals
 from agentbisect.run import Run
-
-
-class Totals(Struct, kw_only=True):
-    llmCalls: int
-    toolCalls: int
-    tokensIn: int | float
-    tokensOut: int | float
-    durationMs: int | float | None
-    events: int
-    boundaries: int
-
-
-class BoundaryRow(Struct, kw_only=True):
-    """One boundary pass in entry order; ``depth`` nests it (entry order is tree pre-order)."""
-
-    runtimeStageId: str
-    name: str
-    kind: str
-    depth: int
-    rollup: BoundaryAggregate | None = None
-    open: bool = False
-
-
-class RunOverview(Struct, kw_only=True):
-    source: dict[str, Any]
-    totals: Totals
-    flags: list[HonestyFlag]
-    timeline: Timeline
-    boundaries: list[BoundaryRow]
-    runRollup: BoundaryAggregate
-    llmCalls: list[LlmCallRow]
-    toolCalls: list[ToolCallRow]
 
 
 def run_overview(run: Run, trigger: str | None = None) -> RunOverview:

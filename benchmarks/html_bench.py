@@ -1,7 +1,8 @@
 """Benchmark the HTML report on a synthetic long run (issue 14, "Large runs").
 
 Writes the long run with ``benchmarks/synth.py`` (or reads ``--file``), renders the ``bisect``
-page (trigger: the last LLM call; the fullest page) and the ``aggregate`` page, and measures:
+page (trigger: the last LLM call; the fullest page) and the ``aggregate`` page with the real
+commands (``afp … --format html -o FILE``, timed as processes), and measures:
 the file size (goal ≤ 5 MB) and how long headless Chromium takes to finish loading it (goal
 ≤ 3 s): the ``loadEventEnd`` of the navigation, and the wall time of the whole navigation as the
 test driver sees it. Median of ``--repeat`` fresh pages. Needs ``/usr/bin/chromium`` (or
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -23,14 +25,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-from agentbisect.bisect.artifacts import artifacts_from_loaded  # noqa: E402
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder  # noqa: E402
-from agentbisect.bisect.localize import localize  # noqa: E402
-from agentbisect.load import load  # noqa: E402
-from agentbisect.overview import run_overview  # noqa: E402
-from agentbisect.render.html import aggregate_html, bisect_html  # noqa: E402
-from agentbisect.run import Run  # noqa: E402
 
 SIZE_GOAL = 5 * 1024 * 1024
 LOAD_GOAL_MS = 3000.0
@@ -47,26 +41,15 @@ ARGS = [
 
 
 def render(recording: Path, out_dir: Path) -> dict[str, object]:
-    t0 = time.perf_counter()
-    loaded = load(str(recording))
-    art = artifacts_from_loaded(loaded)
-    report = localize(art, at_step=art.llm_call_ids[-1], embedder=EmbeddingCache(MockEmbedder()))
-    overview = run_overview(Run(load(str(recording))), report.step)
-    t1 = time.perf_counter()
-    pages = {
-        "bisect": bisect_html(overview, report),
-        "aggregate": aggregate_html(run_overview(Run(load(str(recording))))),
-    }
-    t2 = time.perf_counter()
-    info: dict[str, object] = {
-        "analysisMs": round((t1 - t0) * 1000, 1),
-        "renderMs": round((t2 - t1) * 1000, 1),
-        "lanes": len(overview.timeline.lanes),
-        "boundaryPasses": len(overview.timeline.spans),
-        "llmCalls": len(overview.llmCalls),
-    }
-    for name, html in pages.items():
-        (out_dir / f"{name}.html").write_text(html, encoding="utf-8")
+    """Write both pages with the real commands (``--format html -o``), timed as processes."""
+    info: dict[str, object] = {}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name, extra in (("bisect", ["--at-llm", "-1"]), ("aggregate", [])):
+        argv = [sys.executable, "-m", "agentbisect", name, str(recording), *extra]
+        argv += ["--format", "html", "-o", str(out_dir / f"{name}.html")]
+        t = time.perf_counter()
+        subprocess.run(argv, env=env, check=True, timeout=600)
+        info[f"{name}CommandMs"] = round((time.perf_counter() - t) * 1000, 1)
     return info
 
 

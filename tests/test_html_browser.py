@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.localize import localize
-from agentbisect.bisect.report import ContextBugReport
-from agentbisect.load import load
-from agentbisect.overview import run_overview
-from agentbisect.render.html import aggregate_html, bisect_html, genui_html
-from agentbisect.run import open_run
 from agentbisect.schema.genui import GenuiStats
+from tests.conftest import GENUI, ROOT, UPSTREAM, cli
 from tests.html_browser import Browser, Visit, chromium_browser  # noqa: F401  (the fixture)
 
-ROOT = Path(__file__).resolve().parent.parent
-UPSTREAM = ROOT / "fixtures" / "upstream"
 HOSTILE = ROOT / "fixtures" / "hostile" / "xss-tools.recording.json"
+REPLAY = ROOT / "tests" / "rerun_replay.py"
 
 
 def _clean(v: Visit) -> None:
@@ -33,25 +28,27 @@ def _clean(v: Visit) -> None:
 
 @pytest.fixture(scope="module")
 def causal_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The planted-fact recording with upstream's causal report (verdicts from real reruns)."""
-    report = msgspec.json.decode(
-        (UPSTREAM / "planted-fact.report.causal.json").read_bytes(), type=ContextBugReport
-    )
-    # Relative, as a user types it (the path is shown in the page and its screenshot).
-    run = open_run(os.path.relpath(UPSTREAM / "planted-fact.recording.json"))
+    """``afp bisect --rerun … --format html -o`` as a real process on the planted-fact recording,
+    its reruns answered from upstream's rerun log (so the verdicts are upstream's)."""
     out = tmp_path_factory.mktemp("html") / "planted-fact.html"
-    out.write_text(bisect_html(run_overview(run, report.step), report), encoding="utf-8")
+    rerun = f"{sys.executable} {REPLAY} causal"
+    argv = [sys.executable, "-m", "agentbisect", "bisect"]
+    # Relative, as a user types it (the path is shown in the page and its screenshot).
+    argv += [os.path.relpath(UPSTREAM / "planted-fact.recording.json", ROOT)]
+    argv += ["--at-step", "call-llm#40", "--rerun", rerun, "--comparator", "contains:APPROVED"]
+    argv += ["--format", "html", "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""
     return out
 
 
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    report = localize(
-        load(str(HOSTILE)), at_step="call-llm#106", embedder=EmbeddingCache(MockEmbedder())
-    )
-    run = open_run(str(HOSTILE))
     out = tmp_path_factory.mktemp("html") / "hostile.html"
-    out.write_text(bisect_html(run_overview(run, report.step), report), encoding="utf-8")
+    res = cli("bisect", str(HOSTILE), "--at-llm", "-1", "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
     return out
 
 
@@ -173,20 +170,17 @@ def test_readable_without_scripts(browser: Browser, causal_page: Path) -> None:
     assert v.foreign_requests() == []
 
 
-def test_long_lists_fold_with_counts(browser: Browser, tmp_path: Path) -> None:
-    run = open_run(str(UPSTREAM / "react-tools.recording.json"))
-    o = run_overview(run)
-    # 32 boundary passes: shrink the fold point through the module constant's consumer.
+def test_long_lists_fold_with_counts(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import agentbisect.render.html.page as page_mod
 
-    old = page_mod.COLLAPSE_AFTER
-    page_mod.COLLAPSE_AFTER = 10
-    try:
-        html = aggregate_html(o)
-    finally:
-        page_mod.COLLAPSE_AFTER = old
+    # 32 boundary passes: fold after 10 so that the fold shows on a small recording.
+    monkeypatch.setattr(page_mod, "COLLAPSE_AFTER", 10)
     out = tmp_path / "agg.html"
-    out.write_text(html, encoding="utf-8")
+    rec = str(UPSTREAM / "react-tools.recording.json")
+    res = cli("aggregate", rec, "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
     v = browser.open(out)
     more = v.page.locator("#boundaries details.more")
     assert more.locator("summary").inner_text() == "22 more boundary passes"
@@ -199,11 +193,10 @@ def test_long_lists_fold_with_counts(browser: Browser, tmp_path: Path) -> None:
 
 
 def test_genui_page(browser: Browser, tmp_path: Path) -> None:
-    stats = msgspec.json.decode(
-        (ROOT / "fixtures" / "genui" / "spec-8a.expected.json").read_bytes(), type=GenuiStats
-    )
+    stats = msgspec.json.decode((GENUI / "spec-8a.expected.json").read_bytes(), type=GenuiStats)
     out = tmp_path / "genui.html"
-    out.write_text(genui_html(stats, source="spec-8a.jsonl"), encoding="utf-8")
+    res = cli("genui-stats", str(GENUI / "spec-8a.jsonl"), "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
     v = browser.open(out)
     page = v.page
     assert page.locator("#first-try").inner_text().startswith("25.0%")

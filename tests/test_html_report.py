@@ -7,19 +7,18 @@ import base64
 import hashlib
 import json
 import re
-from pathlib import Path
 
 import msgspec
 import pytest
 
 from agentbisect.bisect.report import ContextBugReport
+from agentbisect.bisect.result import bisect_result
 from agentbisect.overview import run_overview
 from agentbisect.render.html import aggregate_html, bisect_html
 from agentbisect.render.html.page import esc
 from agentbisect.run import open_run
+from tests.conftest import ROOT, UPSTREAM
 
-ROOT = Path(__file__).resolve().parent.parent
-UPSTREAM = ROOT / "fixtures" / "upstream"
 HOSTILE = ROOT / "fixtures" / "hostile" / "xss-tools.recording.json"
 FULL = ["react-tools", "planted-fact", "react-tools-legacy", "react-tools-lean", "composition"]
 
@@ -124,7 +123,7 @@ def test_hostile_text_is_escaped_everywhere() -> None:
     report = msgspec.json.decode(
         (UPSTREAM / "planted-fact.report.causal.json").read_bytes(), type=ContextBugReport
     )
-    page = bisect_html(run_overview(open_run(str(HOSTILE))), report)
+    page = bisect_html(run_overview(open_run(str(HOSTILE))), bisect_result(report))
     assert page.count("<script") == 1  # the page's own
     assert "<img" not in page and "javascript:window" in page
     assert "&lt;script&gt;window.__pwned=&#x27;script&#x27;&lt;/script&gt;" in page

@@ -31,6 +31,7 @@ from agentbisect.bisect.surrogate import (
     run_surrogate,
 )
 from agentbisect.errors import InputError, UsageError
+from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
 
@@ -275,7 +276,13 @@ def bisect_run(
     finally:
         if runner is not None:
             runner.kill_all()
-    return bisect_result(report, upstream=opts.upstream, warnings=warnings)
+    step = report.step
+    return bisect_result(
+        report,
+        upstream=opts.upstream,
+        warnings=warnings,
+        overview_of=lambda: run_overview(run, step),
+    )
 
 
 _SLICE_FLAGS = frozenset(

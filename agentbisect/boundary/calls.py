@@ -79,10 +79,10 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
                 continue
             row, started = hit
             if ev.usage is not UNSET:
-                row.tokensIn = ev.usage.input  # type: ignore[union-attr]
-                row.tokensOut = ev.usage.output  # type: ignore[union-attr]
+                row.tokensIn = ev.usage.input
+                row.tokensOut = ev.usage.output
             if _num(ev.ts) and _num(started):
-                row.latencyMs = ev.ts - started  # type: ignore[operator]
+                row.latencyMs = ev.ts - started
             if isinstance(ev.stopReason, str):
                 row.stopReason = ev.stopReason
         elif isinstance(ev, ToolStart):

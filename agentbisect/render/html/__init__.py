@@ -1,5 +1,6 @@
-"""The HTML renderer: one self-contained page per command (``aggregate``, ``bisect``,
-``genui-stats``), built from result structs as a string. No third-party JS or CSS, no network.
+"""The ``html`` renderer: one self-contained page per command (``aggregate``, ``bisect``,
+``genui-stats``), built from result types as a string and written to stdout (``-o FILE``
+writes it atomically). No third-party JS or CSS, nothing loaded from the network.
 
 Layout: ``page`` (shell, escaping, CSP), ``timeline`` and ``paths`` (SVG), ``run`` (overview
 sections), ``bisect`` (suspects, reruns, attribution) and ``genui`` (its page body).
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentbisect.bisect.report import ContextBugReport
-from agentbisect.overview import RunOverview
+from agentbisect.bisect.result import BisectResult
+from agentbisect.render import Unsupported
+from agentbisect.render.console import write_bytes
 from agentbisect.render.html.bisect import (
     attribution_section,
     reruns_section,
@@ -27,6 +29,8 @@ from agentbisect.render.html.run import (
     timeline_section,
     tree_section,
 )
+from agentbisect.render.table import notes
+from agentbisect.results import AggregateResult, GenuiResult, RunOverview
 from agentbisect.schema.genui import GenuiStats
 
 _FOOT = (
@@ -50,9 +54,10 @@ def aggregate_html(o: RunOverview) -> str:
     return document(f"afp aggregate · {o.source.get('file', '')}", body)
 
 
-def bisect_html(o: RunOverview, r: ContextBugReport) -> str:
+def bisect_html(o: RunOverview, res: BisectResult) -> str:
     """``afp bisect --format html``: verdict and flags, the timeline (where the trigger sits),
     the suspects with their paths, then calls and boundaries."""
+    r = res.report
     seen: set[str] = set()
     flags: list[Any] = []
     everything: list[Any] = [*r.honestyFlags, *o.flags]
@@ -62,10 +67,10 @@ def bisect_html(o: RunOverview, r: ContextBugReport) -> str:
             flags.append(f)
     body = (
         "<main>"
-        + header(o, "afp bisect", verdict_line(r, len(flags)))
+        + header(o, "afp bisect", verdict_line(res, len(flags)))
         + flags_banner(flags, "report")
         + timeline_section(o)
-        + suspects_section(r)
+        + suspects_section(res)
         + reruns_section(r)
         + attribution_section(r)
         + calls_section(o, r.step)
@@ -84,4 +89,25 @@ def genui_html(
     return document(f"afp genui-stats · {source}", body + _FOOT + "</main>")
 
 
-__all__ = ["aggregate_html", "bisect_html", "genui_html"]
+def render(result: object) -> None:
+    """Write the page for ``result`` to stdout (UTF-8; lone surrogates become U+FFFD)."""
+    if isinstance(result, BisectResult):
+        notes(result.warnings)
+        if result.overview is None:
+            raise Unsupported("an HTML bisect page needs the run overview")
+        page = bisect_html(result.overview, result)
+    elif isinstance(result, AggregateResult):
+        if result.overview is None:
+            raise Unsupported("an HTML aggregate page needs the run overview")
+        page = aggregate_html(result.overview)
+    elif isinstance(result, GenuiResult):
+        notes(result.warnings)
+        page = genui_html(
+            result.stats, source=result.source, from_day=result.from_day, to_day=result.to_day
+        )
+    else:
+        raise Unsupported(f"no HTML rendering for {type(result).__name__}")
+    write_bytes(page.encode("utf-8", "replace"))
+
+
+__all__ = ["aggregate_html", "bisect_html", "genui_html", "render"]

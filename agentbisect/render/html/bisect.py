@@ -13,23 +13,13 @@ import msgspec
 from msgspec import UNSET
 
 from agentbisect.bisect.report import AblationRunStats, ContextBugReport, Suspect
+from agentbisect.bisect.result import BisectResult
 from agentbisect.render.html.page import esc, table, th
 from agentbisect.render.html.paths import path_svg
 
 
 def _f3(x: float) -> str:
     return f"{x:.3f}"
-
-
-def identity(s: Suspect) -> str:
-    """What the suspect is, named as a person would: the tool, the injection, or the stage."""
-    d = s.detail
-    if d is not UNSET:
-        if d.toolName is not UNSET:  # type: ignore[union-attr]
-            return d.toolName  # type: ignore[union-attr, return-value]
-        if d.injectionId is not UNSET:  # type: ignore[union-attr]
-            return d.injectionId  # type: ignore[union-attr, return-value]
-    return s.source
 
 
 def _stats(b: AblationRunStats) -> str:
@@ -40,7 +30,8 @@ def _stats(b: AblationRunStats) -> str:
     )
 
 
-def verdict_line(r: ContextBugReport, n_flags: int) -> str:
+def verdict_line(res: BisectResult, n_flags: int) -> str:
+    r = res.report
     causal = r.mode == "causal"
     mode = (
         '<span class="mode causal">CAUSAL</span>verdicts are the only causal claims'
@@ -50,7 +41,8 @@ def verdict_line(r: ContextBugReport, n_flags: int) -> str:
     top = ""
     if r.suspects:
         s = r.suspects[0]
-        top = f" · top suspect {esc(s.kind)} <b>{esc(identity(s))}</b> (score {_f3(s.score)})"
+        who = res.views[0].identity
+        top = f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> (score {_f3(s.score)})"
     name = f" ({esc(r.stepName)})" if isinstance(r.stepName, str) else ""
     return (
         f'<p class="verdict-line" id="verdict">{mode} · trigger <b class="mono">{esc(r.step)}'
@@ -64,11 +56,11 @@ def _evidence(s: Suspect) -> str:
     d = s.detail
     parts: list[str] = []
     if d is not UNSET:
-        if isinstance(d.text, str) and d.text:  # type: ignore[union-attr]
-            parts.append(d.text)  # type: ignore[union-attr]
-        if d.valueBasis is not UNSET:  # type: ignore[union-attr]
+        if isinstance(d.text, str) and d.text:
+            parts.append(d.text)
+        if d.valueBasis is not UNSET:
             parts.append(
-                "value basis: " + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")  # type: ignore[union-attr]
+                "value basis: " + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")
             )
     if not parts:
         name = f" ({s.stageName})" if isinstance(s.stageName, str) else ""
@@ -84,7 +76,7 @@ def _score(s: Suspect) -> str:
     if s.semanticScore is not UNSET:
         return (
             f"score {_f3(s.score)} = path {_f3(s.structuralScore)} × content "
-            f"{_f3(s.semanticScore)} (a correlational proxy)"  # type: ignore[arg-type]
+            f"{_f3(s.semanticScore)} (a correlational proxy)"
         )
     return f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
@@ -92,12 +84,14 @@ def _score(s: Suspect) -> str:
 def _verdict_cell(s: Suspect) -> str:
     if s.verdict is UNSET:
         return '<span class="muted">—</span>'
-    v = s.verdict.verdict  # type: ignore[union-attr]
-    runs = f" {s.runs.flips}/{s.runs.samples}" if s.runs is not UNSET else ""  # type: ignore[union-attr]
+    v = s.verdict.verdict
+    runs = f" {s.runs.flips}/{s.runs.samples}" if s.runs is not UNSET else ""
     return f'<span class="v-{esc(v)}">{esc(v)}</span>{esc(runs)}'
 
 
-def suspects_section(r: ContextBugReport) -> str:
+def suspects_section(res: BisectResult) -> str:
+    r = res.report
+    names = [v.identity for v in res.views]
     if not r.suspects:
         return (
             '<section id="suspects"><h2>Suspects</h2><p class="muted">The slice found no '
@@ -114,7 +108,7 @@ def suspects_section(r: ContextBugReport) -> str:
         stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
         cells = (
             f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt"><b>'
-            f'{esc(identity(s))}</b></td><td class="mono txt">{esc(stage)}</td>'
+            f'{esc(names[i - 1])}</b></td><td class="mono txt">{esc(stage)}</td>'
             f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
             f'<td class="n">{_f3(s.structuralScore)}</td>'
             f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
@@ -127,22 +121,22 @@ def suspects_section(r: ContextBugReport) -> str:
     for i, s in enumerate(r.suspects, 1):
         extra = ""
         if s.verdict is not UNSET:
-            extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'  # type: ignore[union-attr]
+            extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'
         if s.runs is not UNSET:
-            extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"  # type: ignore[arg-type]
+            extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"
         if s.cost is not UNSET:
             c = s.cost
             extra += (
-                f"<p>cost on removal: {'reduced' if c.reducedCostOnRemoval else 'not reduced'}"  # type: ignore[union-attr]
-                f" · loops saved {c.loopsSaved} · tokens saved {c.tokensSaved}"  # type: ignore[union-attr]
-                f" · {'stable' if c.stable else 'unstable'}</p>"  # type: ignore[union-attr]
+                f"<p>cost on removal: {'reduced' if c.reducedCostOnRemoval else 'not reduced'}"
+                f" · loops saved {c.loopsSaved} · tokens saved {c.tokensSaved}"
+                f" · {'stable' if c.stable else 'unstable'}</p>"
             )
-        if s.ablation is not UNSET and isinstance(s.ablation.note, str):  # type: ignore[union-attr]
-            extra += f'<p class="muted">{esc(s.ablation.note)}</p>'  # type: ignore[union-attr]
+        if s.ablation is not UNSET and isinstance(s.ablation.note, str):
+            extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
         details.append(
             f'<details class="suspect" id="suspect-{i}" data-suspect="{i}"'
             f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
-            f'{esc(identity(s))} <span class="muted mono">at {esc(s.source)}</span></summary>'
+            f'{esc(names[i - 1])} <span class="muted mono">at {esc(s.source)}</span></summary>'
             f'<div class="evidence">{esc(_evidence(s))}</div>'
             f'<p class="muted">{esc(_score(s))}</p>{extra}'
             f"<h3>Evidence path: trigger → source ({len(s.edgePath)} hop"
@@ -172,21 +166,19 @@ def suspects_section(r: ContextBugReport) -> str:
 def reruns_section(r: ContextBugReport) -> str:
     parts: list[str] = []
     if r.baseline is not UNSET:
-        parts.append(f"<p>baseline (no ablation): {esc(_stats(r.baseline))}</p>")  # type: ignore[arg-type]
+        parts.append(f"<p>baseline (no ablation): {esc(_stats(r.baseline))}</p>")
     if r.restorationBaseline is not UNSET:
-        parts.append(
-            f"<p>baseline (no restoration): {esc(_stats(r.restorationBaseline))}</p>"  # type: ignore[arg-type]
-        )
+        parts.append(f"<p>baseline (no restoration): {esc(_stats(r.restorationBaseline))}</p>")
     if r.dropped is not UNSET and r.dropped:
         rows = [
             f'<tr><td class="n">{i}</td><td class="mono">{esc(c.id)}</td><td>'
             + (
-                f'<span class="v-{esc(c.verdict.verdict)}">{esc(c.verdict.verdict)}</span>'  # type: ignore[union-attr]
+                f'<span class="v-{esc(c.verdict.verdict)}">{esc(c.verdict.verdict)}</span>'
                 if c.verdict is not UNSET
                 else "—"
             )
-            + f"</td><td>{esc(_stats(c.runs)) if c.runs is not UNSET else ''}</td></tr>"  # type: ignore[arg-type]
-            for i, c in enumerate(r.dropped, 1)  # type: ignore[arg-type]
+            + f"</td><td>{esc(_stats(c.runs)) if c.runs is not UNSET else ''}</td></tr>"
+            for i, c in enumerate(r.dropped, 1)
         ]
         parts.append(
             "<h3>Missing context (available, never sent)</h3>"
@@ -195,12 +187,11 @@ def reruns_section(r: ContextBugReport) -> str:
     if r.culprits is not UNSET:
         c = r.culprits
         groups = "".join(
-            "<li>" + esc(" + ".join(x.label for x in grp)) + "</li>"
-            for grp in c.culprits  # type: ignore[union-attr]
+            "<li>" + esc(" + ".join(x.label for x in grp)) + "</li>" for grp in c.culprits
         )
         parts.append(
-            f"<h3>Culprit search: {esc(c.verdict)}</h3><ul>{groups}</ul>"  # type: ignore[union-attr]
-            f'<p class="muted">{len(c.probes)} probe(s), {c.runsUsed} rerun(s)</p>'  # type: ignore[union-attr]
+            f"<h3>Culprit search: {esc(c.verdict)}</h3><ul>{groups}</ul>"
+            f'<p class="muted">{len(c.probes)} probe(s), {c.runsUsed} rerun(s)</p>'
         )
     if not parts:
         return ""

@@ -14,7 +14,7 @@ import hashlib
 import html
 from collections.abc import Iterable
 
-from agentbisect.render.text import clean
+from agentbisect.render.safetext import clean
 
 COLLAPSE_AFTER = 100  # rows shown before a list is folded into a <details> with a count
 

@@ -9,9 +9,9 @@ from typing import Any
 from msgspec import UNSET
 
 from agentbisect.boundary.rollup import BoundaryAggregate
-from agentbisect.overview import RunOverview
 from agentbisect.render.html.page import esc, ms, num, table, th
 from agentbisect.render.html.timeline import timeline_svg
+from agentbisect.results import RunOverview
 
 
 def header(o: RunOverview, title: str, extra: str = "") -> str:
