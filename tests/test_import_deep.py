@@ -5,11 +5,27 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from agentbisect.importers import capture
-from agentbisect.load import load_bytes
-from agentbisect.run import Run
+from agentbisect.run import open_run
 from tests.conftest import UPSTREAM
+
+DEPTH = 5000  # deeper than a fresh interpreter's recursion limit, within afp's nesting cap
+
+
+@pytest.fixture(autouse=True)
+def fresh_recursion_limit() -> Iterator[None]:
+    """As in a fresh `afp` process (other tests may have raised the limit)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _deep_recording(depth: int) -> bytes:
@@ -20,10 +36,10 @@ def _deep_recording(depth: int) -> bytes:
 
 
 def test_capture_sniff_declines_a_deep_line() -> None:
-    n = sys.getrecursionlimit() + 100
-    assert capture.sniff(b'{"a":' * n + b"1" + b"}" * n) is False
+    assert capture.sniff(b'{"a":' * DEPTH + b"1" + b"}" * DEPTH) is False
 
 
-def test_a_deep_recording_loads() -> None:
-    run = Run(load_bytes(_deep_recording(sys.getrecursionlimit() + 500), "deep.json"))
-    assert run.run_row.llmCalls == 5
+def test_a_deep_recording_loads(tmp_path: Path) -> None:
+    f = tmp_path / "deep.json"
+    f.write_bytes(_deep_recording(DEPTH))
+    assert open_run(str(f)).run_row.llmCalls == 5
