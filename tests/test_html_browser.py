@@ -222,3 +222,42 @@ def test_screenshot_for_the_readme(browser: Browser, causal_page: Path, tmp_path
         if dest:
             shutil.copy(png, Path(dest) / png.name)
     _clean(v)
+
+
+def test_attribution_section(browser: Browser, tmp_path: Path) -> None:
+    """``--attribution surrogate`` with the ground-truth fake rerun command: the weights table
+    puts the two planted sources first, and the page stays clean."""
+    out = tmp_path / "attr.html"
+    fake = f"{sys.executable} {ROOT / 'tests' / 'fake_rerun.py'} --truth or:promo-fact,lookup"
+    res = cli(
+        "bisect",
+        str(ROOT / "fixtures" / "bisect" / "mini-a.json"),
+        "--at-step",
+        "llm#6",
+        "--rerun",
+        fake,
+        "--comparator",
+        "contains:APPROVED",
+        "--original-output",
+        "Refund APPROVED",
+        "--attribution",
+        "surrogate",
+        "--masks",
+        "16",
+        "--format",
+        "html",
+        "-o",
+        str(out),
+    )
+    assert res.exit_code == 0, res.stderr
+    v = browser.open(out)
+    section = v.page.locator("#attribution")
+    assert section.is_visible()
+    rows = section.locator("tbody tr")
+    assert {rows.nth(i).locator("td").nth(2).inner_text() for i in range(2)} == {
+        "promo-fact",
+        "lookup",
+    }
+    assert "16 random ablation masks" in section.inner_text()
+    assert "held-out R²" in section.inner_text()
+    _clean(v)

@@ -7,15 +7,15 @@ Correlational scores are labelled proxies; only ablation verdicts are called cau
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from msgspec import UNSET
 
 from agentbisect.bisect.report import AblationRunStats, ContextBugReport, Suspect
 from agentbisect.bisect.result import BisectResult
+from agentbisect.js import js_number
 from agentbisect.render.html.page import esc, table, th
 from agentbisect.render.html.paths import path_svg
+from agentbisect.render.text import fit_text, search_lines, signed
 
 
 def _f3(x: float) -> str:
@@ -198,33 +198,66 @@ def reruns_section(r: ContextBugReport) -> str:
     return '<section id="reruns"><h2>Reruns</h2>' + "".join(parts) + "</section>"
 
 
+def _weight_bar(w: float, top: float) -> str:
+    """A diverging bar: right and red for "removing it changes the outcome", left and green for
+    the opposite; zero at the centre."""
+    half = 60
+    width = 0.0 if top <= 0 else abs(w) / top * half
+    x = half if w >= 0 else half - width
+    cls = "wpos" if w > 0 else ("wneg" if w < 0 else "wzero")
+    return (
+        f'<svg class="wbar" width="{2 * half}" height="12" viewBox="0 0 {2 * half} 12" '
+        f'aria-hidden="true"><rect class="{cls}" x="{x:.1f}" y="2" width="{max(width, 0.5):.1f}" '
+        f'height="8"/><line x1="{half}" x2="{half}" y1="0" y2="12" class="wmid"/></svg>'
+    )
+
+
 def attribution_section(r: ContextBugReport) -> str:
-    """Surrogate attribution weights, when the report carries them (a field added by the
-    attribution work); shown generically, key by key, so that this page needs no change when it
-    lands. Absent: nothing."""
-    att: Any = getattr(r, "attribution", UNSET)
-    if att is UNSET or att is None:
+    """Surrogate attribution (``--attribution surrogate``): each source's estimated effect of
+    removal, the fit that says how far to trust it, and any culprit sets found."""
+    a = r.attribution
+    if a is UNSET:
         return ""
-    data = msgspec.to_builtins(att)
-    items = data if isinstance(data, list) else data.get("weights", data.get("items", [data]))
-    if not isinstance(items, list):
-        items = [items]
-    keys: list[str] = []
-    for it in items:
-        if isinstance(it, dict):
-            keys.extend(k for k in it if k not in keys and not isinstance(it[k], dict | list))
+    unreliable = a.fit.value is None or a.fit.value < a.fit.reliableAbove
+    what = "flip score" if a.score == "flip" else "1 − similarity"
+    top = max((abs(w.weight) for w in a.weights), default=0.0)
     rows = [
-        "<tr>"
-        + "".join(
-            f'<td class="txt">{esc(it.get(k, "") if isinstance(it, dict) else it)}</td>'
-            for k in keys or ["value"]
-        )
-        + "</tr>"
-        for it in items
+        f'<tr><td class="n">{i}</td><td>{esc(w.kind)}</td><td class="txt"><b>{esc(w.id)}</b>'
+        f'</td><td class="mono txt">{esc(", ".join(w.sources))}</td>'
+        f'<td class="n">{esc(", ".join(f"#{k}" for k in w.suspectRanks))}</td>'
+        f'<td class="n">{esc(signed(w.weight))}</td><td>{_weight_bar(w.weight, top)}</td>'
+        f'<td class="n">{w.removedIn}/{a.masks}</td></tr>'
+        for i, w in enumerate(a.weights, 1)
     ]
+    head = [th("#", True), th("kind"), th("identity"), th("at"), th("suspect", True)]
+    head += [th("weight", True), th("effect"), th("removed in", True)]
+    warn = (
+        '<p class="flags"><b>Not trustworthy:</b> the fit explains the reruns poorly (see the '
+        "honesty flags).</p>"
+        if unreliable
+        else ""
+    )
+    search = "".join(
+        f"<li>{esc(line.strip().removeprefix('- '))}</li>" for line in search_lines(a)[1:]
+    )
+    search_head = search_lines(a)[:1]
+    cost = ""
+    if a.cost is not UNSET:
+        parts = []
+        if a.cost.loops is not UNSET:
+            parts.append(f"{js_number(a.cost.loops)} loops")
+        if a.cost.tokens is not UNSET:
+            parts.append(f"{js_number(a.cost.tokens)} tokens")
+        cost = f"<p>cost: {a.cost.runs} reruns reported cost: {esc(', '.join(parts))} in total</p>"
     return (
         '<section id="attribution"><h2>Attribution (surrogate model)</h2>'
-        '<p class="sub">Weights of a surrogate fitted to random ablations.</p>'
-        + table([th(k) for k in keys or ["value"]], rows, what="weights")
+        f'<p class="sub">{a.masks} random ablation masks (keep probability {a.keepProb:g}, seed '
+        f"{a.maskSeed}), {a.rerunsUsed} reruns in all. weight = estimated change in the "
+        f"{esc(what)} when the source is removed, the others held at random.</p>"
+        + warn
+        + table(head, rows, what="sources")
+        + f'<p class="{"flags" if unreliable else "muted"}">fit: {esc(fit_text(a))}</p>'
+        + (f"<p>{esc(search_head[0])}</p><ul>{search}</ul>" if search_head else "")
+        + cost
         + "</section>"
     )

@@ -165,7 +165,8 @@ stroke-width:2;fill:#fde7ef}.node.src rect{stroke:var(--accent);stroke-width:2;f
 .edge text{font-size:11px;fill:#333}.arrow{fill:#5d6773}
 .chart .bar{fill:#7e9cc0}.chart .rate{fill:none;stroke:var(--tool);stroke-width:2}
 .chart .dot{fill:var(--tool)}.chart .lab{font-size:10px;fill:#555}
-.hero{margin:8px 0 4px}.big{font-size:28px;font-weight:700;margin-right:6px}
+.hero{margin:8px 0 4px}.wpos{fill:var(--err)}.wneg{fill:var(--tool)}.wzero{fill:#999}.wmid{stroke:#777}
+.big{font-size:28px;font-weight:700;margin-right:6px}
 .muted{color:var(--muted)}
 footer{margin-top:32px;color:var(--muted);font-size:12px}
 @media print{details.more{display:block}}

@@ -111,7 +111,11 @@ def tree_section(o: RunOverview) -> str:
         "attribute events by stored subflow path (upstream rule): nested boundaries count toward "
         "every ancestor; a top-level agent's calls appear only in the Run row. Rows without "
         "numbers are boundaries upstream does not roll up (slots, untagged subflows).</p>"
-        + table(head, rows, what="boundary passes")
+        + (
+            table(head, rows, what="boundary passes")
+            if rows
+            else '<p class="muted">No boundary events in this recording.</p>'
+        )
         + "</section>"
     )
 
