@@ -127,6 +127,26 @@ def test_clicking_a_suspect_shows_its_path(browser: Browser, causal_page: Path) 
     _clean(v)
 
 
+def test_the_open_suspect_path_is_outlined_on_the_timeline(
+    browser: Browser, causal_page: Path
+) -> None:
+    v = browser.open(causal_page)
+    outlined = "els => els.map(e => e.getAttribute('data-step') || e.getAttribute('data-stage'))"
+    # Suspect #1 (seed#0 via context#6): only its trigger's LLM mark is on the timeline.
+    assert v.page.locator("#timeline .onpath").evaluate_all(outlined) == ["call-llm#40"]
+    # Suspect #5 (call-llm#18 through tool-calls#22): both calls are outlined.
+    v.page.locator('table.sus tbody tr[data-suspect="5"]').click()
+    assert sorted(v.page.locator("#timeline .onpath").evaluate_all(outlined)) == [
+        "call-llm#18",
+        "call-llm#40",
+        "tool-calls#22",
+    ]
+    # Suspect #3 is a boundary (sf-cache#14): its bar is outlined.
+    v.page.locator('table.sus tbody tr[data-suspect="3"]').click()
+    assert "sf-cache#14" in v.page.locator("#timeline .onpath").evaluate_all(outlined)
+    _clean(v)
+
+
 def test_injected_markup_renders_as_text(browser: Browser, hostile_page: Path) -> None:
     v = browser.open(hostile_page)
     page = v.page

@@ -89,6 +89,12 @@ def _verdict_cell(s: Suspect) -> str:
     return f'<span class="v-{esc(v)}">{esc(v)}</span>{esc(runs)}'
 
 
+def _path_ids(s: Suspect) -> str:
+    """The step ids on the suspect's path, one per line (ids may hold spaces, not newlines)."""
+    ids = [s.edgePath[0].from_, *(h.to for h in s.edgePath)] if s.edgePath else [s.source]
+    return "\n".join(i.replace("\n", " ") for i in ids)
+
+
 def suspects_section(res: BisectResult) -> str:
     r = res.report
     names = [v.identity for v in res.views]
@@ -134,7 +140,8 @@ def suspects_section(res: BisectResult) -> str:
         if s.ablation is not UNSET and isinstance(s.ablation.note, str):
             extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
         details.append(
-            f'<details class="suspect" id="suspect-{i}" data-suspect="{i}"'
+            f'<details class="suspect" id="suspect-{i}" data-suspect="{i}" '
+            f'data-path="{esc(_path_ids(s))}"'
             f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
             f'{esc(names[i - 1])} <span class="muted mono">at {esc(s.source)}</span></summary>'
             f'<div class="evidence">{esc(_evidence(s))}</div>'

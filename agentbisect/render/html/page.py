@@ -145,6 +145,7 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .trig-line{fill:var(--trig);opacity:.85}
 .trig-label{fill:var(--trig);font-size:11px;font-weight:700}
 .gridline{stroke:#eef0f3}
+.onpath{stroke:#0b2e6f;stroke-width:2.5px;paint-order:stroke}
 tr.trigger td{background:#fde7ef}
 .suspects{display:grid;grid-template-columns:minmax(0,1fr);gap:6px}
 table.sus tbody tr{cursor:pointer}table.sus tbody tr:hover td{background:#f0f5ff}
@@ -176,20 +177,31 @@ SCRIPT = """
 (function(){
 document.body.classList.remove('nojs');
 var rows=document.querySelectorAll('table.sus tbody tr[data-suspect]');
+var marks=document.querySelectorAll('#timeline [data-step]:not(.trig-line),#timeline [data-stage]');
+function outline(n){
+  var d=document.getElementById('suspect-'+n);
+  var ids=d?(d.getAttribute('data-path')||'').split('\\n'):[];
+  marks.forEach(function(m){
+    var id=m.getAttribute('data-step')||m.getAttribute('data-stage');
+    m.classList.toggle('onpath',ids.indexOf(id)>=0);});
+}
 function show(n){
   document.querySelectorAll('details.suspect').forEach(function(d){
     d.open=(d.getAttribute('data-suspect')===n);});
   rows.forEach(function(r){r.classList.toggle('sel',r.getAttribute('data-suspect')===n);});
   var d=document.getElementById('suspect-'+n);
   if(d){d.scrollIntoView({block:'nearest'});}
+  outline(n);
 }
 rows.forEach(function(r){r.addEventListener('click',function(){show(r.getAttribute('data-suspect'));});});
 document.querySelectorAll('details.suspect').forEach(function(d){
   d.addEventListener('toggle',function(){
     if(d.open){var n=d.getAttribute('data-suspect');
-      rows.forEach(function(r){r.classList.toggle('sel',r.getAttribute('data-suspect')===n);});}
+      rows.forEach(function(r){r.classList.toggle('sel',r.getAttribute('data-suspect')===n);});
+      outline(n);}
   });
 });
+if(rows.length){outline('1');}
 document.querySelectorAll('button[data-expand]').forEach(function(b){
   b.addEventListener('click',function(){
     var open=b.getAttribute('aria-pressed')!=='true';

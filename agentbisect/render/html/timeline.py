@@ -53,7 +53,7 @@ def _mark(m: Mark, sc: _Scale, y: float, axis: str, llm_index: dict[str, int]) -
     if m.kind == "error":
         # A small triangle: errors must stand out even when they coincide with a bar.
         pts = f"{x:.1f},{y + 2:.1f} {x - 5:.1f},{y + 13:.1f} {x + 5:.1f},{y + 13:.1f}"
-        shape = f'<polygon class="{cls}" points="{pts}">'
+        shape = f'<polygon class="{cls}" points="{pts}" data-step="{esc(m.step)}">'
     else:
         h = 14 if m.trigger else 12
         top = y + (ROW - h) / 2 - 1
@@ -162,7 +162,8 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
     out += (
         '<p class="legend">x: ' + axis_word + ' · <i class="b"></i>boundary pass'
         '<i class="l"></i>LLM call<i class="t"></i>tool call<i class="e"></i>error'
-        '<i class="g"></i>trigger · hover a bar for its name and duration</p>'
+        '<i class="g"></i>trigger · outlined: the open suspect\'s path · hover a bar for its '
+        "name and duration</p>"
     )
     if tl.triggerNote:
         out += f'<p class="muted">{esc(tl.triggerNote)}</p>'
