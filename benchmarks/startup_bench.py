@@ -27,6 +27,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -39,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 REACT = ROOT / "fixtures" / "upstream" / "react-tools.recording.json"
 REACT_STEP = "call-llm#106"
+_LLM_ID = re.compile(rb'"call-llm#([0-9]+)"')
 NODE_CLI = Path("/work/shared/bench/upstream-node-cli.js")
 AFP = [sys.executable, "-m", "agentbisect"]
 # As installed: pip compiles .pyc files, so afp's modules load from bytecode. A shell with
@@ -84,15 +86,17 @@ def offers_upstream(command: str) -> bool:
 
 
 def last_llm_step(path: Path) -> str:
-    """The highest ``call-llm#N`` stage id in a synthetic run (the step bisect starts from)."""
-    data = path.read_bytes()
-    best, i = -1, data.find(b'"call-llm#')
-    while i != -1:
-        j = data.find(b'"', i + 1)
-        tail = data[i + 10 : j]
-        if tail.isdigit():
-            best = max(best, int(tail))
-        i = data.find(b'"call-llm#', j)
+    """The highest ``call-llm#N`` stage id in a synthetic run (the step bisect starts from).
+
+    Read in chunks: a child's peak RSS is measured from its fork, which starts as a copy of
+    this process, so this process must stay small.
+    """
+    best, tail = -1, b""
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            data = tail + chunk
+            best = max([best, *(int(m) for m in _LLM_ID.findall(data))])
+            tail = data[-32:]
     if best < 0:
         raise SystemExit(f"{path}: no call-llm#N stage id found")
     return f"call-llm#{best}"
@@ -148,10 +152,12 @@ def measure(case: Case, pairs: int) -> None:
 
 
 def floor(pairs: int) -> dict[str, float]:
-    """What no afp change can go below: the interpreter (with and without ``site``)."""
+    """What no afp change can go below: the interpreter (with and without ``site``), and the
+    interpreter plus the two libraries every afp command imports (typer, msgspec)."""
     cmds = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
+        "python -c 'import typer, msgspec'": [sys.executable, "-c", "import typer, msgspec"],
         "afp --help": [*AFP, "--help"],
     }
     return {
