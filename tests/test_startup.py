@@ -12,6 +12,7 @@ import pytest
 import typer.main
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer._click import exceptions as click_exceptions
 from typer.testing import CliRunner
 
 from agentbisect.bisect.embed import MockEmbedder
@@ -85,6 +86,8 @@ def _errors(monkeypatch: pytest.MonkeyPatch, plain_first: bool, argv: list[str])
         ["--rerun-timeout", "0"],
         ["--at-llm", "1e3"],
         ["--samples", " 3"],
+        ["--format", "yaml"],
+        ["--format", "JSON"],
     ],
 )
 def test_bad_values_get_typers_own_error(monkeypatch: pytest.MonkeyPatch, extra: list[str]) -> None:
@@ -123,6 +126,29 @@ def test_plain_values_equal_typers_coercion(value: str, which: tuple[str, str]) 
     assert (type(got), got) == (type(want), want)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.one_of(
+        st.sampled_from(["json", "JSON", "Json", "jsonl", "table", "TABLE", "text", "tab", ""]),
+        st.text(max_size=6),
+    ),
+    which=st.sampled_from(
+        [("bisect", "fmt"), ("events", "fmt"), ("aggregate", "fmt"), ("record", "detail")]
+    ),
+)
+def test_plain_choices_equal_typers_choice_coercion(value: str, which: tuple[str, str]) -> None:
+    from typer._coercion import build_runtime_param
+
+    param = _typer_param(*which)
+    desc = param.type_descriptor
+    got = fastparams._plain(desc.annotation, desc.parameter_info, value)
+    if got is fastparams._NO:
+        with pytest.raises(click_exceptions.BadParameter):
+            build_runtime_param(desc).coerce(value, param=param, ctx=None)
+        return
+    assert got is build_runtime_param(desc).coerce(value, param=param, ctx=None)
+
+
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=300), dims=st.integers(1, 70))
 def test_mock_embedder_counts_equal_numpy_bincount(text: str, dims: int) -> None:
@@ -131,3 +157,15 @@ def test_mock_embedder_counts_equal_numpy_bincount(text: str, dims: int) -> None
     units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype="<u2")
     want = np.bincount(units % dims, minlength=dims).tolist()
     assert list(MockEmbedder(dims).embed(text)) == want
+
+
+def test_the_recorded_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    from agentbisect.envelope import AGENTBISECT_VERSION
+
+    try:
+        installed = version("agentbisect")
+    except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        pytest.skip("agentbisect is not installed as a distribution")
+    assert installed == AGENTBISECT_VERSION

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -20,7 +20,6 @@ from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, 
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
-from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.bisect.result import BisectResult, bisect_result
 from agentbisect.bisect.surrogate import (
     DEFAULT_KEEP_PROB,
@@ -34,6 +33,9 @@ from agentbisect.errors import InputError, UsageError
 from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.rerun import CommandRunner
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
@@ -222,6 +224,9 @@ def bisect_run(
                 raise UsageError("--rerun: empty command")
             if compare is None:
                 warnings.append(SIMILARITY_WARNING)
+            # Only reruns pay for the process pool and logging machinery.
+            from agentbisect.bisect.rerun import CommandRunner
+
             runner = CommandRunner(
                 argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
             )

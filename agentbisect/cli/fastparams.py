@@ -3,9 +3,11 @@
 Typer ≥ 0.2x coerces every parameter of the invoked command through a pydantic ``TypeAdapter``,
 built on first use: importing pydantic and building ~20 adapters costs 40–80 ms per ``afp`` run,
 more than the whole analysis of an ordinary recording. For the values our options actually take —
-a string, a list of strings, a decimal integer or float within the option's ``min``/``max`` —
+a string, a list of strings, a decimal integer or float within the option's ``min``/``max``, a
+``--format``-style Enum member named exactly or case-insensitively as typer would match it —
 the answer is known without pydantic, so this module returns it directly. Anything else (a value
-that does not parse, is out of range, a parser, enum, path, file or other annotation) goes to
+that does not parse, is out of range or names no choice; a parser, path, file or other
+annotation) goes to
 typer's own coercion unchanged, so every error message is typer's.
 
 It wraps a private typer hook (``_TyperParameter.get_runtime_param``). When that hook is absent
@@ -16,6 +18,7 @@ typer behaves as it always did; ``tests/test_startup.py`` fails if the cut silen
 from __future__ import annotations
 
 import re
+from enum import Enum
 from typing import Any
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
@@ -25,10 +28,27 @@ _NO = object()
 TYPER_GET_RUNTIME_PARAM: Any = None
 
 
+def _choice(enum: type[Enum], case_sensitive: bool, value: Any) -> Any:
+    """typer's choice rule (member as is; else the first member whose value matches, casefolded
+    when case-insensitive), for a command without a token normalizer."""
+    if isinstance(value, enum):
+        return value
+    if type(value) is not str:
+        return _NO
+    want = value if case_sensitive else value.casefold()
+    for member in enum:
+        name = str(member.value)
+        if (name if case_sensitive else name.casefold()) == want:
+            return member
+    return _NO  # typer lists the choices
+
+
 def _plain(annotation: Any, info: Any, value: Any) -> Any:
     """The coerced value when it is certain without pydantic, else ``_NO``."""
     if getattr(info, "parser", None) is not None or getattr(info, "click_type", None) is not None:
         return _NO
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return _choice(annotation, bool(getattr(info, "case_sensitive", True)), value)
     if annotation is str:
         return value if type(value) is str else _NO
     if annotation is int or annotation is float:
@@ -65,7 +85,10 @@ class _PlainFirst:
         multi = param.multiple or param.nargs == -1
         if value is None:  # typer's rule for an absent value, before any validation
             return () if multi else None
-        if not (multi and isinstance(value, str)):
+        if (
+            not (multi and isinstance(value, str))
+            and getattr(ctx, "token_normalize_func", None) is None
+        ):
             got = _plain(self._descriptor.annotation, self._descriptor.parameter_info, value)
             if got is not _NO:
                 return got
