@@ -164,13 +164,14 @@ def on_a_pty(
     proc.wait(timeout=30)
     os.close(master)
     assert proc.stderr is not None
-    assert b"Traceback" not in proc.stderr.read()
-    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+    err = proc.stderr.read().decode("utf-8", "replace")
+    assert "Traceback" not in err
+    return proc.returncode, b"".join(chunks).decode("utf-8", "replace"), err
 
 
 def test_long_output_on_a_terminal_goes_through_the_pager(tmp_path: Path) -> None:
     out = tmp_path / "paged.txt"
-    code, screen = on_a_pty(["events", recording("react-tools")], {"PAGER": f"cat > {out}"})
+    code, screen, _ = on_a_pty(["events", recording("react-tools")], {"PAGER": f"cat > {out}"})
     assert code == 0
     paged = out.read_text().splitlines()
     assert len(paged) == 2 + REACT_EVENTS
@@ -180,7 +181,7 @@ def test_long_output_on_a_terminal_goes_through_the_pager(tmp_path: Path) -> Non
 
 def test_output_that_fits_the_screen_is_not_paged(tmp_path: Path) -> None:
     out = tmp_path / "paged.txt"
-    code, screen = on_a_pty(
+    code, screen, _ = on_a_pty(
         ["events", recording("react-tools"), "--limit", "3"], {"PAGER": f"cat > {out}"}, rows=24
     )
     assert code == 0
@@ -189,14 +190,23 @@ def test_output_that_fits_the_screen_is_not_paged(tmp_path: Path) -> None:
 
 
 def test_quitting_the_pager_early_is_not_an_error(tmp_path: Path) -> None:
-    code, _ = on_a_pty(["events", recording("react-tools")], {"PAGER": "head -c 100 >/dev/null"})
+    code, _, _ = on_a_pty(["events", recording("react-tools")], {"PAGER": "head -c 100 >/dev/null"})
     assert code == 0
 
 
 def test_an_empty_pager_setting_means_no_pager() -> None:
-    code, screen = on_a_pty(["events", recording("react-tools")], {"PAGER": ""}, rows=10)
+    code, screen, _ = on_a_pty(["events", recording("react-tools")], {"PAGER": ""}, rows=10)
     assert code == 0
     assert screen.count("\n") >= REACT_EVENTS  # everything printed straight to the terminal
+
+
+def test_a_pager_that_cannot_run_is_said_and_the_rows_still_shown() -> None:
+    code, screen, err = on_a_pty(
+        ["events", recording("react-tools")], {"PAGER": "/nonexistent/afp-pager"}
+    )
+    assert code == 0
+    assert "cannot run the pager '/nonexistent/afp-pager'" in err
+    assert screen.count("\n") >= REACT_EVENTS
 
 
 def test_a_pipe_is_never_paged(tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ from typing import IO
 
 from agentbisect.render.console import stdout_is_terminal
 
+_SHELL_CHARS = frozenset("|&;<>()$`\\\"' \t\n*?[#~=%")
+
 
 def pager_command() -> str | None:
     """The shell command to page with, or None for no pager."""
@@ -65,12 +67,21 @@ def paged(line_count: int) -> Iterator[tuple[IO[str], bool]]:
     env.setdefault("LESS", "FRX")
     env.setdefault("LV", "-c")
     sys.stdout.flush()
+    # The user's own command line, run as git runs core.pager: through the shell when it has
+    # options or shell syntax, else executed directly — so that a pager that does not exist is
+    # seen here (and the output printed without one) instead of swallowing every line.
+    direct = not any(c in _SHELL_CHARS for c in command)
     try:
-        # The user's own command line (like git's core.pager): it may carry options, so a shell.
         proc = subprocess.Popen(
-            command, shell=True, stdin=subprocess.PIPE, env=env, text=True, encoding="utf-8"
+            [command] if direct else command,
+            shell=not direct,
+            stdin=subprocess.PIPE,
+            env=env,
+            text=True,
+            encoding="utf-8",
         )
-    except OSError:
+    except OSError as exc:
+        sys.stderr.write(f"afp: cannot run the pager {command!r} ({exc.strerror}); not paging\n")
         yield sys.stdout, _colour_ok(None)
         return
     assert proc.stdin is not None
