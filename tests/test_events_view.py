@@ -14,6 +14,7 @@ import termios
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -218,3 +219,22 @@ def test_a_pipe_is_never_paged(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0
     assert not marker.exists()
+
+
+def test_colour_only_where_it_reaches_the_screen_intact(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentbisect.render import pager
+
+    monkeypatch.setattr(pager, "stdout_is_terminal", lambda: True)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("LESS", raising=False)
+    assert pager._colour_ok(None) is True  # straight to the terminal
+    assert pager._colour_ok("less") is True  # our LESS=FRX passes colour
+    monkeypatch.setenv("LESS", "S")
+    assert pager._colour_ok("less") is False  # the user's less would show raw escapes
+    assert pager._colour_ok("less -R") is True
+    assert pager._colour_ok("most") is False  # an unknown pager: plain text is safe
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert pager._colour_ok(None) is False
+    monkeypatch.setattr(pager, "stdout_is_terminal", lambda: False)
+    monkeypatch.delenv("NO_COLOR")
+    assert pager._colour_ok(None) is False
