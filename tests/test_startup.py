@@ -169,3 +169,13 @@ def test_the_recorded_version_is_the_installed_distributions() -> None:
     except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         pytest.skip("agentbisect is not installed as a distribution")
     assert installed == AGENTBISECT_VERSION
+
+
+def test_bisect_options_copy_the_surrogate_defaults() -> None:
+    from agentbisect.bisect import api, surrogate
+
+    assert (api.DEFAULT_MASKS, api.DEFAULT_KEEP_PROB) == (
+        surrogate.DEFAULT_MASKS,
+        surrogate.DEFAULT_KEEP_PROB,
+    )
+    assert api.BisectOptions().masks == surrogate.DEFAULT_MASKS

@@ -21,14 +21,6 @@ from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
 from agentbisect.bisect.result import BisectResult, bisect_result
-from agentbisect.bisect.surrogate import (
-    DEFAULT_KEEP_PROB,
-    DEFAULT_MASKS,
-    SurrogateOptions,
-    SurrogateOutcome,
-    parallel_batch,
-    run_surrogate,
-)
 from agentbisect.errors import InputError, UsageError
 from agentbisect.overview import run_overview
 from agentbisect.run import Run
@@ -36,6 +28,12 @@ from agentbisect.steps import control_deps_from_json
 
 if TYPE_CHECKING:
     from agentbisect.bisect.rerun import CommandRunner
+    from agentbisect.bisect.surrogate import SurrogateOptions, SurrogateOutcome
+
+# Copies of agentbisect.bisect.surrogate's defaults (tests/test_startup.py checks they agree):
+# that module is numpy's, and only --attribution surrogate should pay for importing it.
+DEFAULT_MASKS = 64
+DEFAULT_KEEP_PROB = 0.5
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
@@ -73,6 +71,8 @@ class BisectOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def surrogate(self) -> SurrogateOptions:
+        from agentbisect.bisect.surrogate import SurrogateOptions
+
         return SurrogateOptions(
             masks=self.masks,
             keep_prob=self.keep_prob,
@@ -268,6 +268,8 @@ def bisect_run(
         except TriggerError as exc:
             raise _trigger_error(exc, run) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
+            from agentbisect.bisect.surrogate import parallel_batch, run_surrogate
+
             outcome = run_surrogate(
                 report.suspects,
                 rerun_opts,
