@@ -40,10 +40,6 @@ def sniff(data: bytes) -> bool:
             # A deep first line (a long run's execution tree) is no capture line; sniff never
             # raises, or no recording that nests past Python's recursion limit could be read.
             return False
-        except RecursionError:
-            # Nested past the interpreter's limit: a capture header line is shallow, so this is
-            # something else (a long recording's execution tree is ~2,000 levels deep).
-            return False
         return any(k in first for k in ("afp", "flow", "typed", "commit"))
     return False
 
