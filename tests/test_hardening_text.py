@@ -198,3 +198,54 @@ def test_the_largest_safe_token_count_is_summed(tmp_path: Path, big: int) -> Non
     assert "malformed-events" not in [f["flag"] for f in doc["honestyFlags"]]
     if big < 2**53:  # sums past 2**53 are doubles, as upstream's JavaScript sums are
         assert doc["run"]["tokens"]["input"] == big + sum(u["input"] for u in originals[1:])
+
+
+def _stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes]:
+    """Run afp with stderr on a pseudo-terminal (so it shows progress); return code and stderr."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentbisect", *args], stdout=subprocess.PIPE, stderr=follower
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    proc.communicate(timeout=60)
+    return proc.returncode, b"".join(chunks)
+
+
+def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> None:
+    # A probe is a recorded step id; rich markup in it used to be parsed (and crash the bar).
+    rec = tmp_path / "markup.json"
+    rec.write_text(MINI.read_text().replace('"tool#4"', '"[/oops]tool#4\\u001b]0;pwned\\u0007"'))
+    answer = tmp_path / "answer.py"
+    answer.write_text("import json, sys\njson.load(sys.stdin)\nprint('Refund APPROVED')\n")
+    code, shown = _stderr_on_a_terminal(
+        [
+            "bisect",
+            str(rec),
+            "--at-step",
+            "llm#6",
+            "--rerun",
+            f"{sys.executable} {answer}",
+            "--comparator",
+            "contains:APPROVED",
+            "--original-output",
+            "Refund APPROVED",
+            "--json",
+        ]
+    )
+    assert code == 0, shown
+    assert b"Traceback" not in shown and b"MarkupError" not in shown
+    assert b"[/oops]tool#4" in shown
+    assert b"pwned" not in shown
