@@ -230,7 +230,7 @@ def read_input(
                 if stat.S_ISREG(st.st_mode):
                     if st.st_size > cap:
                         raise _too_big(name, cap, inflated=False)
-                    data = fh.read(cap + 1)
+                    data = fh.read()  # sized by fstat: one allocation, no copy
                     if len(data) > cap:  # it grew while we read
                         raise _too_big(name, cap, inflated=False)
                 else:
