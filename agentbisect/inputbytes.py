@@ -3,8 +3,8 @@
 Every command reads its inputs here, so a missing, unreadable, empty, corrupt-gzip, oversized or
 non-JSON input gets the same one-line error everywhere. Two guards keep hostile inputs cheap:
 
-* the first bytes must be able to begin a JSON document (or JSON Lines): ``/dev/zero``, a gzip of
-  zeros, a UTF-16 file or binary junk is refused after one chunk, not after inflating gigabytes;
+* the first bytes must be able to begin text: ``/dev/zero``, a gzip of zeros, a UTF-16 file or
+  binary junk is refused after one chunk, not after reading or inflating gigabytes;
 * no input may be (or inflate to) more than ``AFP_MAX_INPUT_BYTES`` bytes (default 2 GiB).
 
 A UTF-8 byte-order mark is accepted and dropped; UTF-16 and UTF-32 are named in the error.
@@ -24,7 +24,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 MAX_INPUT_ENV = "AFP_MAX_INPUT_BYTES"
 DEFAULT_MAX_INPUT = 2 << 30  # 2 GiB
-# Bytes that can begin a JSON value; JSON Lines begin with one too.
+# Bytes that can begin a JSON value (JSON Lines begin with one too).
 JSON_START = frozenset(b'{["-0123456789tfn')
 _WS = b" \t\r\n"
 _CHUNK = 1 << 16  # first look, and the unit of streamed reads
@@ -95,10 +95,19 @@ def encoding_problem(head: bytes) -> str | None:
     return None
 
 
-def check_start(name: str, head: bytes, what: str) -> bool:
-    """Raise ``InputError`` if ``head`` cannot begin JSON; ``False`` while it is still undecided.
+def _cannot_begin_text(c: int) -> bool:
+    """A first byte no UTF-8 text (JSON, JSON Lines or an importer's text format) starts with:
+    a control character other than whitespace, DEL, a UTF-8 continuation byte or an invalid one."""
+    return c < 0x20 or c == 0x7F or 0x80 <= c < 0xC2 or c >= 0xF5
 
-    ``head`` is the input's first bytes (a UTF-8 BOM included, if any).
+
+def check_start(name: str, head: bytes, what: str) -> bool:
+    """Raise ``InputError`` if ``head`` cannot begin an input; ``False`` while still undecided.
+
+    ``head`` is the input's first bytes (a UTF-8 BOM included, if any). What cannot begin any
+    input afp reads is refused here, before the rest is read or inflated: UTF-16/32 text (named)
+    and binary data. Text that is not JSON goes on, because an importer's format need not be JSON
+    (the importers, or the JSON decoder, then say what is wrong with it).
     """
     head = head.removeprefix(UTF8_BOM)
     enc = encoding_problem(head)
@@ -112,10 +121,11 @@ def check_start(name: str, head: bytes, what: str) -> bool:
     if not rest:
         return False
     c = rest[0]
-    if c in JSON_START:
+    if c in JSON_START or not _cannot_begin_text(c):
         return True
-    shown = f"{chr(c)!r}" if 0x21 <= c < 0x7F else f"byte 0x{c:02x} (binary data)"
-    raise InputError(name, f"not valid JSON: it begins with {shown}, which cannot begin {what}")
+    raise InputError(
+        name, f"not valid JSON: binary data (it begins with byte 0x{c:02x}); expected {what}"
+    )
 
 
 def check_text_start(name: str, head: bytes, what: str) -> bool:
