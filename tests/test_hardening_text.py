@@ -20,8 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from agentbisect.render.safety import escape_json_for_terminal, scrub
-from agentbisect.render.text import clean, safe
+from agentbisect.render.safetext import clean, escape_json_for_terminal, safe, scrub
 
 ROOT = Path(__file__).resolve().parent.parent
 UP = ROOT / "fixtures" / "upstream"
@@ -146,7 +145,7 @@ def test_json_on_a_terminal_escapes_c1_and_bidi(tmp_path: Path) -> None:
     end = next(e for e in data if e["type"] == "llm.end")
     end["content"] = "ok\u202eevil\x85\u200e"
     p = tmp_path / "r.json"
-    p.write_text(json.dumps(rec))
+    p.write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
     shown = _on_a_terminal(["events", str(p), "--json"])
     assert b"ok\\u202eevil\\u0085\\u200e" in shown
     for ch in ["\u202e", "\x85", "\u200e"]:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from agentbisect.render.safetext import escape_json_for_terminal, scrub
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -47,7 +49,20 @@ def _binary_stdout():
 
 
 def write_bytes(data: bytes) -> None:
-    """Write raw bytes to stdout (JSON output), through the text layer when there is no buffer."""
+    """Write JSON (UTF-8 bytes) to stdout: byte for byte in a pipe or a file; on a terminal, with
+    C1, DEL and bidi controls inside strings written as ``\\uXXXX`` escapes (the same value)."""
+    if stdout_is_terminal():
+        data = escape_json_for_terminal(data)
+    _write(data)
+
+
+def write_text(text: str) -> None:
+    """Write human-facing plain text (the upstream text report) to stdout, scrubbed."""
+    _write(scrub(text, keep_newlines=True).encode("utf-8", "surrogatepass"))
+
+
+def _write(data: bytes) -> None:
+    """Raw bytes to stdout, through the text layer when there is no buffer."""
     buf = _binary_stdout()
     if buf is not None:
         sys.stdout.flush()
