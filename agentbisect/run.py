@@ -302,14 +302,20 @@ class Run:
                 )
             )
         malformed = self.step_graph.malformed if lo.domain is not None else 0
+        problems = []
         if malformed:
-            out.append(
-                flag(
-                    "malformed-events",
-                    f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
-                    "without usage) and were skipped",
-                )
+            problems.append(
+                f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
+                "without usage) and were skipped"
             )
+        out_of_range = self._columns.out_of_range if lo.domain is not None else 0
+        if out_of_range:
+            problems.append(
+                f"{out_of_range} llm.end event(s) carry a token count that is negative or above "
+                "2**53; those counts are left out of every total"
+            )
+        if problems:
+            out.append(flag("malformed-events", "; ".join(problems)))
         env = lo.envelope_run
         if env is not None:
             dropped = env.droppedEvents

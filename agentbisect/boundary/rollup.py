@@ -25,6 +25,17 @@ from agentbisect.schema.events import (
 )
 
 Number = int | float
+# Token counts outside [0, 2**53] are not counts (2**53 is the last integer a double, and so the
+# producer's JavaScript, holds exactly): they stay out of every total and are reported as
+# malformed events instead of silently skewing the sums.
+MAX_COUNT = 2**53
+
+
+def countable(value: object) -> bool:
+    """True for a token count that may be summed: a number (not a bool) in [0, 2**53]."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+    )
 
 
 class Tokens(Struct):
@@ -64,6 +75,7 @@ class EventColumns:
         tok_out = np.zeros(n, dtype=np.float64)
         path_id = np.zeros(n, dtype=np.int64)
         self.paths: dict[tuple[str, ...], int] = {}
+        self.out_of_range = 0  # llm.end events with a usage count left out of the totals
         ints = True
         for i, ev in enumerate(events):
             if isinstance(ev, LlmStart):
@@ -77,9 +89,18 @@ class EventColumns:
                 # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
                 if ev.usage is not UNSET:
                     u = ev.usage
-                    tok_in[i] = u.input
-                    tok_out[i] = u.output
-                    ints = ints and isinstance(u.input, int) and isinstance(u.output, int)
+                    ok_in, ok_out = countable(u.input), countable(u.output)
+                    if ok_in:
+                        tok_in[i] = u.input
+                    if ok_out:
+                        tok_out[i] = u.output
+                    if not (ok_in and ok_out):
+                        self.out_of_range += 1
+                    ints = (
+                        ints
+                        and (not ok_in or isinstance(u.input, int))
+                        and (not ok_out or isinstance(u.output, int))
+                    )
             elif isinstance(ev, LoopIteration):
                 kind[i] = _K_LOOP
             else:
