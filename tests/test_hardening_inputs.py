@@ -127,6 +127,19 @@ def test_closed_stdin_is_named() -> None:
     assert "stdin" in line and "closed" in line
 
 
+@pytest.mark.parametrize("command", ["events", "aggregate"])
+def test_closed_stdout_is_named(command: str) -> None:
+    proc = subprocess.run(
+        f"{sys.executable} -m agentbisect {command} {PF} >&-",
+        shell=True,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
+    line = proc_one_line(proc)
+    assert "stdout" in line and "closed" in line
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_stdout_full_is_a_one_line_error() -> None:
     with open("/dev/full", "wb") as full:

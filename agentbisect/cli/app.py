@@ -94,7 +94,9 @@ def _root(
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Errors writing to stdout that are the destination's fault, not afp's.
-_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+_OUTPUT_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EBADF}
+)
 
 
 def _say(message: str) -> None:

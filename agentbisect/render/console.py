@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -16,10 +17,17 @@ if TYPE_CHECKING:
 _ENCODER = msgspec.json.Encoder()
 
 
+def _stdout_open() -> None:
+    # `afp … >&-` starts Python with no stdout at all; say so, as a write error would.
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, "stdout is closed")
+
+
 def stdout_console() -> Console:
     """A console on the *current* ``sys.stdout`` (tests swap it), never interpreting markup."""
     from rich.console import Console  # only table output pays for rich
 
+    _stdout_open()
     return Console(file=sys.stdout, markup=False, highlight=False, emoji=False)
 
 
@@ -63,6 +71,7 @@ def write_text(text: str) -> None:
 
 def _write(data: bytes) -> None:
     """Raw bytes to stdout, through the text layer when there is no buffer."""
+    _stdout_open()
     buf = _binary_stdout()
     if buf is not None:
         sys.stdout.flush()
@@ -83,7 +92,8 @@ def flush_stdout() -> None:
     buf = _binary_stdout()
     if buf is not None:
         buf.flush()
-    sys.stdout.flush()
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 def silence_stdout() -> None:
