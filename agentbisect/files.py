@@ -106,17 +106,11 @@ def write_atomic(path: str, data: bytes, *, force: bool = False) -> None:
     """
     directory = os.path.dirname(os.path.abspath(path))
     old = check_target(path, force=force)
+    tmp = ""
     try:
-        fd, tmp = tempfile.mkstemp(
-            prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory
-        )
-    except FileNotFoundError:
-        raise UsageError(f"cannot write {path}: directory {directory} does not exist") from None
-    except PermissionError:
-        raise UsageError(f"cannot write {path}: permission denied in {directory}") from None
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
+        # Made inside the `try` whose `finally` removes it: a SIGTERM (raised as an exception)
+        # right after creation must not leave it behind.
+        fd, tmp = _temp_file(path, directory)
         with os.fdopen(fd, "wb") as fh:
             half = len(data) // 2
             fh.write(data[:half])
@@ -145,9 +139,23 @@ def write_atomic(path: str, data: bytes, *, force: bool = False) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
     _fsync_dir(directory)
+
+
+def _temp_file(path: str, directory: str) -> tuple[int, str]:
+    try:
+        return tempfile.mkstemp(
+            prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory
+        )
+    except FileNotFoundError:
+        raise UsageError(f"cannot write {path}: directory {directory} does not exist") from None
+    except PermissionError:
+        raise UsageError(f"cannot write {path}: permission denied in {directory}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _fsync_dir(directory: str) -> None:
