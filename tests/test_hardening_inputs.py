@@ -21,11 +21,12 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import CAPTURE, PLANTED, ROOT, UPSTREAM
+from tests.conftest import GENUI as GENUI_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
-UP = ROOT / "fixtures" / "upstream"
-PF = str(UP / "planted-fact.recording.json")
-GENUI = ROOT / "fixtures" / "genui" / "spec-8a.jsonl"
+UP = UPSTREAM
+PF = str(PLANTED)
+GENUI = GENUI_DIR / "spec-8a.jsonl"
 
 runner = CliRunner()
 
@@ -196,7 +197,7 @@ def test_utf8_bom_in_option_files(tmp_path: Path) -> None:
 
 
 def test_utf8_bom_in_a_capture(tmp_path: Path) -> None:
-    cap = ROOT / "fixtures" / "capture" / "refund-agent.capture.jsonl"
+    cap = CAPTURE
     with_bom = tmp_path / "cap.jsonl"
     with_bom.write_bytes(b"\xef\xbb\xbf" + cap.read_bytes())
     res = afp("record", str(with_bom), "-o", str(tmp_path / "out.json"))

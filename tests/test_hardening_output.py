@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import PLANTED
 
-ROOT = Path(__file__).resolve().parent.parent
-PF = str(ROOT / "fixtures" / "upstream" / "planted-fact.recording.json")
+PF = str(PLANTED)
 
 runner = CliRunner()
 

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import MINI
 
-ROOT = Path(__file__).resolve().parent.parent
-MINI = str(ROOT / "fixtures" / "bisect" / "mini-a.json")
+MINI_A = str(MINI / "mini-a.json")
 # Ids that exist in the recording, so that well-shaped values reach past the shape checks.
 IDS = ["seed#0", "ctx#1", "llm#2", "route#3", "tool#4", "llm#6", "promo-fact", "m-7"]
 # Every option of every command that reads a JSON file the user supplies.
@@ -56,7 +56,7 @@ def _run(option: str, text: str, encoding: str) -> tuple[Any, str]:
     with tempfile.TemporaryDirectory() as tmp:
         f = Path(tmp) / "option.json"
         f.write_text(text, encoding=encoding)
-        res = runner.invoke(app, ["bisect", MINI, "--at-step", "llm#6", option, str(f), "--json"])
+        res = runner.invoke(app, ["bisect", MINI_A, "--at-step", "llm#6", option, str(f), "--json"])
     return res, str(f)
 
 

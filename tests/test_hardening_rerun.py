@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import PLANTED
 
-ROOT = Path(__file__).resolve().parent.parent
-PF = str(ROOT / "fixtures" / "upstream" / "planted-fact.recording.json")
+PF = str(PLANTED)
 PY = shlex.quote(sys.executable)
 BASE = ["--at-step", "call-llm#40", "--comparator", "contains:APPROVED"]
 

@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 
 from agentbisect.cli import app
 from agentbisect.render.safetext import clean, escape_json_for_terminal, safe, scrub
+from tests.conftest import MINI, UPSTREAM
 
-ROOT = Path(__file__).resolve().parent.parent
-UP = ROOT / "fixtures" / "upstream"
-MINI = ROOT / "fixtures" / "bisect" / "mini-a.json"
+UP = UPSTREAM
+MINI_A = MINI / "mini-a.json"
 
 BIDI = ["\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e"]
 BIDI += ["\u2066", "\u2067", "\u2068", "\u2069"]
@@ -54,7 +54,7 @@ def test_escape_sequences_go_whole() -> None:
 
 
 def _hostile_recording(tmp_path: Path) -> Path:
-    rec = json.loads(MINI.read_text())
+    rec = json.loads(MINI_A.read_text())
     for bundle in rec["snapshot"]["commitLog"]:
         if bundle["runtimeStageId"] == "llm#2":
             bundle["stage"] = HOSTILE
@@ -159,7 +159,7 @@ def test_json_on_a_terminal_escapes_c1_and_bidi(tmp_path: Path) -> None:
 
 
 def test_error_messages_are_scrubbed(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["bisect", str(MINI), "--at-step", "x\u202e\x1b]0;t\x07y"])
+    res = runner.invoke(app, ["bisect", str(MINI_A), "--at-step", "x\u202e\x1b]0;t\x07y"])
     assert res.exit_code == 2
     _assert_safe(res.stderr)
 
@@ -226,7 +226,7 @@ def _stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes]:
 def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> None:
     # A probe is a recorded step id; rich markup in it used to be parsed (and crash the bar).
     rec = tmp_path / "markup.json"
-    rec.write_text(MINI.read_text().replace('"tool#4"', '"[/oops]tool#4\\u001b]0;pwned\\u0007"'))
+    rec.write_text(MINI_A.read_text().replace('"tool#4"', '"[/oops]tool#4\\u001b]0;pwned\\u0007"'))
     answer = tmp_path / "answer.py"
     answer.write_text("import json, sys\njson.load(sys.stdin)\nprint('Refund APPROVED')\n")
     code, shown = _stderr_on_a_terminal(
