@@ -250,7 +250,7 @@ def test_genui_edge_cases_are_one_line_errors(tmp_path: Path, rows: list[str], n
 
 def test_a_directory_as_the_sqlite_database(tmp_path: Path) -> None:
     line = one_line(afp("genui-stats", "--db", f"sqlite:///{tmp_path}"))
-    assert str(tmp_path) in line and "directory" in line
+    assert str(tmp_path) in line and "is a directory" in line
 
 
 # ----------------------------------------------------------------------- option files
