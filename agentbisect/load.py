@@ -34,6 +34,10 @@ from agentbisect.schema.recording import (
 # Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
 # Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
 MAX_DEPTH = 100_000
+# What the main thread may recurse to: msgspec uses ~300 bytes of C stack per level and crashed
+# between 20,000 and 30,000 levels on an 8 MB stack. Recording parts decoded on the main thread
+# (payloads, commit values) may nest this deep; deeper is a RecursionError, never a segfault.
+MAIN_THREAD_DEPTH = 10_000
 _STACK_BYTES = 512 * 1024 * 1024
 
 T = TypeVar("T")
@@ -49,8 +53,9 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         except BaseException as exc:  # handed back to the caller's thread
             box["error"] = exc
 
-    # The raised limit is only safe on the big-stack thread: it is put back once that thread is
-    # done, or the next decode on the main thread's 8 MB stack could recurse into a segfault.
+    # The raised limit is only safe on the big-stack thread: once that thread is done it comes
+    # down to MAIN_THREAD_DEPTH, or the next decode on the main thread's 8 MB stack could recurse
+    # into a segfault (a 50,000-deep option file did).
     limit = sys.getrecursionlimit()
     if limit < MAX_DEPTH:
         sys.setrecursionlimit(MAX_DEPTH)
@@ -66,7 +71,7 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
             worker.join(0.25)  # short waits keep Ctrl-C responsive
     finally:
         if not worker.is_alive() and sys.getrecursionlimit() == MAX_DEPTH > limit:
-            sys.setrecursionlimit(limit)
+            sys.setrecursionlimit(max(limit, MAIN_THREAD_DEPTH))
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -200,7 +205,9 @@ def load_bytes(data: bytes, name: str = "<bytes>", *, compressed: bool = False) 
     """Decode in-memory input (already decompressed) of any registered format."""
     from agentbisect.importers import import_bytes
 
-    return import_bytes(name, data, compressed)
+    # Sniffing, converting and decoding all on the deep-stack thread: every importer reads
+    # user-supplied JSON, which may nest as deep as MAX_DEPTH.
+    return run_deep(import_bytes, name, data, compressed)
 
 
 def raw_kind(raw: Raw | bytes) -> bytes:

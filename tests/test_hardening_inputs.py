@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from tests.conftest import CAPTURE, PLANTED, ROOT, UPSTREAM
 from tests.conftest import GENUI as GENUI_DIR
+from tests.conftest import MINI as MINI_DIR
 
 UP = UPSTREAM
 PF = str(PLANTED)
@@ -309,3 +310,29 @@ def test_ctrl_c_while_importing_prints_no_traceback(module: str) -> None:
     err = proc.stderr.decode()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
+
+
+def _deep_commit_value(tmp_path: Path, depth: int) -> Path:
+    rec = json.loads((MINI_DIR / "mini-a.json").read_text())
+    rec["snapshot"]["commitLog"][2]["overwrite"]["plan"] = "@@DEEP@@"
+    text = json.dumps(rec).replace('"@@DEEP@@"', "[" * depth + '"x"' + "]" * depth)
+    p = tmp_path / f"deep{depth}.json"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("command", ["bisect", "aggregate", "events"])
+def test_a_recording_with_a_deep_value_is_read(tmp_path: Path, command: str) -> None:
+    # 5,000 levels: deeper than Python's default limit, well inside what afp reads.
+    p = _deep_commit_value(tmp_path, 5_000)
+    extra = ["--at-step", "llm#6"] if command == "bisect" else []
+    proc = _afp_proc(command, str(p), *extra, "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
+@pytest.mark.parametrize("command", ["bisect", "aggregate"])
+def test_a_value_too_deep_to_analyse_is_a_one_line_error(tmp_path: Path, command: str) -> None:
+    p = _deep_commit_value(tmp_path, 60_000)
+    extra = ["--at-step", "llm#6"] if command == "bisect" else []
+    line = proc_one_line(_afp_proc(command, str(p), *extra, "--json"))
+    assert str(p) in line and "nests too deeply" in line

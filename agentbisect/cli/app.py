@@ -135,7 +135,14 @@ def guarded(fn: F) -> F:
         except Exception as exc:  # a bug: still no traceback unless asked for
             if state.debug:
                 raise
-            if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:
+            if isinstance(exc, RecursionError):
+                # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
+                name = kwargs.get("file") or kwargs.get("input_path") or "the input"
+                _say(
+                    f"{'<stdin>' if name == '-' else name}: nests too deeply to be analysed "
+                    f"(a value decoded after loading is over {sys.getrecursionlimit():,} levels)"
+                )
+            elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:
                 # Every file afp writes reports its own errors: what is left is stdout, full or
                 # failing (`>/dev/full`). Point it at /dev/null so the exit flush cannot fail again.
                 silence_stdout()
