@@ -39,7 +39,7 @@ def kind_of(mode: int) -> str:
     for test, name in _KINDS:
         if test(mode):
             return name
-    return "not a regular file"
+    return "a special file"
 
 
 def check_target(path: str, *, force: bool) -> os.stat_result | None:
@@ -56,8 +56,8 @@ def check_target(path: str, *, force: bool) -> os.stat_result | None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(
-            f"{path} is {kind_of(st.st_mode)}; afp only replaces regular files "
-            "(--force does not change that): choose a regular file path"
+            f"{path} is {kind_of(st.st_mode)}, not a regular file; afp only replaces regular "
+            "files (--force does not change that)"
         )
     if not force:
         raise UsageError(f"{path} exists; pass --force to overwrite it")

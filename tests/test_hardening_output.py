@@ -105,3 +105,18 @@ def test_signal_during_write_leaves_no_temp_file(tmp_path: Path, sig: int, code:
     assert proc.returncode == code, err
     assert b"Traceback" not in err and signal.Signals(sig).name.encode() in err
     assert list(tmp_path.iterdir()) == []  # neither the temp file nor a partial output
+
+
+def test_report_output_follows_the_same_rules(tmp_path: Path) -> None:
+    # `-o FILE` of the report commands goes through the same check as `afp record -o`.
+    dangling = tmp_path / "gone.html"
+    os.symlink(tmp_path / "missing" / "x.html", dangling)
+    res = runner.invoke(app, ["aggregate", PF, "-f", "html", "-o", str(dangling), "--force"])
+    assert res.exit_code == 2 and "symbolic link" in res.stderr
+    assert "internal error" not in res.stderr
+    secret = tmp_path / "report.json"
+    secret.write_text("old")
+    os.chmod(secret, 0o600)
+    res = runner.invoke(app, ["aggregate", PF, "--json", "-o", str(secret), "--force"])
+    assert res.exit_code == 0, res.stderr
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600
