@@ -35,11 +35,36 @@ class Terminated(BaseException):
         return 128 + self.signum
 
 
+class _Deferral:
+    depth = 0  # > 0 inside `deferred()` blocks (main thread only: handlers run there)
+    pending: int | None = None
+
+
+_deferral = _Deferral()
+
+
 def _raise(signum: int, frame: FrameType | None) -> None:
     # Further TERM/HUP during the cleanup this starts would cut the cleanup short: ignore them.
     for sig in HANDLED:
         signal.signal(sig, signal.SIG_IGN)
+    if _deferral.depth:
+        _deferral.pending = signum  # raised when the block ends
+        return
     raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold ``Terminated`` back until the block ends: for steps that must not be cut in two,
+    such as starting a rerun process and registering it for the kill-all."""
+    _deferral.depth += 1
+    try:
+        yield
+    finally:
+        _deferral.depth -= 1
+        if _deferral.depth == 0 and _deferral.pending is not None:
+            signum, _deferral.pending = _deferral.pending, None
+            raise Terminated(signum)
 
 
 def install() -> dict[int, Any]:

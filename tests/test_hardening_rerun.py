@@ -183,3 +183,32 @@ def test_original_output_with_a_bom_is_read_as_utf8(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     flags = [f["flag"] for f in json.loads(res.stdout)["honestyFlags"]]
     assert "baseline-unstable" not in flags
+
+
+def test_a_rerun_started_after_the_kill_all_dies_at_once(tmp_path: Path) -> None:
+    # Parallel reruns: a worker may start its process just after an abort killed the others.
+    from agentbisect.bisect.rerun import CommandRunner
+    from agentbisect.errors import ExternalCommandFailed
+
+    script = tmp_path / "sleepy.py"
+    script.write_text("import time\ntime.sleep(300)\n")
+    runner = CommandRunner([sys.executable, str(script)], "llm#6", timeout=20)
+    runner.kill_all()
+    start = time.monotonic()
+    with pytest.raises(ExternalCommandFailed, match="killed by signal 9"):
+        runner.run_one({"specs": []}, 0, "baseline")
+    assert time.monotonic() - start < 10
+
+
+def test_termination_is_held_back_inside_a_deferred_block() -> None:
+    from agentbisect.signals import Terminated, deferred, raising_on_termination
+
+    steps: list[str] = []
+    with pytest.raises(Terminated) as caught, raising_on_termination():
+        with deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.1)  # the handler has run by now; the exception waits
+            steps.append("finished the step")
+        steps.append("after the block")  # never reached
+    assert steps == ["finished the step"]
+    assert caught.value.exit_code == 143

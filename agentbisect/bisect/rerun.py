@@ -24,6 +24,7 @@ from agentbisect.bisect.rerun_io import MAX_RERUN_OUTPUT_ENV, exchange, stdout_c
 from agentbisect.errors import ExternalCommandFailed
 from agentbisect.inputbytes import describe_size
 from agentbisect.js import js_stringify
+from agentbisect.signals import deferred
 
 __all__ = ["CommandRunner", "parse_answer"]
 
@@ -101,6 +102,7 @@ class CommandRunner:
         self.stdout_cap = stdout_cap()
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
+        self._stopped = False
 
     # -- process handling
 
@@ -109,7 +111,9 @@ class CommandRunner:
             os.killpg(proc.pid, signal.SIGKILL)
 
     def kill_all(self) -> None:
+        """Kill every live rerun's process group; reruns started after this die at once."""
         with self._lock:
+            self._stopped = True
             procs = list(self._live.values())
         for p in procs:
             self._kill_group(p)
@@ -125,18 +129,24 @@ class CommandRunner:
         msg = dict(payload)
         msg.update(seed=seed, step=self.step, probe=probe)
         data = (js_stringify(msg) + "\n").encode("utf-8", "surrogatepass")
-        try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group: killpg reaches every child
-            )
-        except (FileNotFoundError, PermissionError, OSError) as exc:
-            raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
-        with self._lock:
-            self._live[proc.pid] = proc
+        # Start and register as one step: a SIGTERM in between would leave a process the
+        # kill-all cannot see, and a kill-all that already ran (abort) must reach it too.
+        with deferred():
+            try:
+                proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,  # its own process group: killpg reaches every child
+                )
+            except (FileNotFoundError, PermissionError, OSError) as exc:
+                raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
+            with self._lock:
+                self._live[proc.pid] = proc
+                stopped = self._stopped
+        if stopped:
+            self._kill_group(proc)
         try:
             try:
                 got = exchange(proc, data, timeout=self.timeout, cap=self.stdout_cap)
