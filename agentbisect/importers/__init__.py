@@ -1,0 +1,1 @@
+"""Importers: one module per input format, each sniffing its format and converting it into a recording."""
