@@ -133,10 +133,14 @@ def _span(obj: dict[str, Any], batch: SpanBatch, name: str, pos: str) -> Span:
         status_message=message,
         attributes=_attrs(obj.get("attributes"), batch, where),
         events=events,
-        scope=str((obj.get("instrumentation_scope") or {}).get("name", ""))
-        if isinstance(obj.get("instrumentation_scope"), dict)
-        else "",
+        scope=_scope(obj.get("instrumentation_scope")),
     )
+
+
+def _scope(value: object) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name", ""))
+    return value if isinstance(value, str) else ""
 
 
 def read(name: str, data: bytes) -> SpanBatch:

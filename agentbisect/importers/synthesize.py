@@ -107,11 +107,13 @@ class _Builder:
         self.by_structure = 0
         self.uncaptured_llm = 0
         self.path: list[str] = []
+        self.pending: list[tuple[Node, Retrieval]] = []
+        self.doc_parts: set[str] = set()  # input parts that are retrieved documents
 
     # ------------------------------------------------------------------ plumbing
 
-    def _meta(self, node: Node) -> dict[str, Any]:
-        ms = node.span.start_ns // 1_000_000
+    def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
+        ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
         return {
             "wallClockMs": ms,
             "runOffsetMs": ms - self.root.span.start_ns // 1_000_000,
@@ -203,6 +205,7 @@ class _Builder:
                 self._tool_end(node, op)
             elif role == "retrieval" and isinstance(op, Retrieval):
                 self._retrieval(node, op)
+            self._flush_retrievals([])
             if failed:
                 self.rec.on_run_failed({"structuredError": {"message": span.status_message or "span status ERROR"}})
             else:
@@ -263,13 +266,14 @@ class _Builder:
         }
         if call.input_tokens is not None or call.output_tokens is not None:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
-        self.rec.emit({"type": "agentfootprint.stream.llm_end", "payload": payload, "meta": self._meta(node)})
+        self.rec.emit({"type": "agentfootprint.stream.llm_end", "payload": payload, "meta": self._meta(node, end=True)})
 
     def _sources(self, node: Node, call: LLMCall) -> None:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
         step = node.step_id
         self.reads.setdefault(step, [])
         if not call.captured:
+            self._flush_retrievals([])
             self.uncaptured_llm += 1
             self._structural_reads(step)
             return
@@ -277,10 +281,13 @@ class _Builder:
         for msg in call.inputs:
             if msg.role in ("system", "developer"):
                 system_texts.append(msg.text())
+        parts = [p for text in system_texts for p in split_paragraphs(text)]
+        lines = [ln for m in call.inputs if m.role not in ("system", "developer") for ln in m.text().splitlines()]
+        self.doc_parts |= self._flush_retrievals(parts + lines)
         ordinal = 0
-        for text in system_texts:
-            for part in split_paragraphs(text):
-                ordinal += 1
+        for part in parts:
+            ordinal += 1
+            if part not in self.doc_parts:
                 self._system_part(step, part, ordinal, node)
         all_text = "\n".join(m.text() for m in call.inputs)
         for i, msg in enumerate(call.inputs):
@@ -295,7 +302,7 @@ class _Builder:
         for doc in self.docs:
             content = doc["content"]
             if content and content in all_text:
-                self._read(step, f"doc:{doc['id']}", doc["step"], "content")
+                self._read(step, f"doc:{doc['id']}", doc["step"], doc["by"])
                 doc["consumed"] = True
             elif not content and not doc["consumed"]:
                 self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
@@ -416,7 +423,7 @@ class _Builder:
             payload["result"] = op.result
         if node.span.status == "ERROR":
             payload["error"] = node.span.status_message or "span status ERROR"
-        self.rec.emit({"type": "agentfootprint.stream.tool_end", "payload": payload, "meta": self._meta(node)})
+        self.rec.emit({"type": "agentfootprint.stream.tool_end", "payload": payload, "meta": self._meta(node, end=True)})
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
         if op.call_id:
@@ -431,36 +438,55 @@ class _Builder:
         return None, "structure"
 
     def _retrieval(self, node: Node, op: Retrieval) -> None:
-        step = node.step_id
-        values: dict[str, Any] = {}
-        records = []
-        for rank, doc in enumerate(op.documents):
-            values[f"doc:{doc.id}"] = doc.content if doc.content is not None else _NONE
-            rec: dict[str, Any] = {"source": "rag", "sourceId": doc.id}
-            if doc.content is not None:
-                rec["rawContent"] = doc.content
-            records.append(rec)
-            self.docs.append({"id": doc.id, "content": doc.content, "step": step, "consumed": False})
-            payload: dict[str, Any] = {
-                "slot": "messages",
-                "source": "rag",
-                "sourceId": doc.id,
-                "reason": f"retrieved by {node.span.name}",
-                "rankPosition": rank,
+        """Documents are committed when the next LLM call starts (or the run ends): a document
+        exported without its text often shows up, under its id, inside that call's input."""
+        self.pending.append((node, op))
+
+    def _flush_retrievals(self, inputs: list[str]) -> set[str]:
+        """Commit pending retrievals; return the input parts that turned out to be documents."""
+        owned: set[str] = set()
+        pending, self.pending = self.pending, []
+        for node, op in pending:
+            step = node.step_id
+            values: dict[str, Any] = {}
+            records = []
+            for rank, doc in enumerate(op.documents):
+                content, by = doc.content, "content"
+                if content is None:
+                    for part in inputs:
+                        if doc.id in part:
+                            content, by = part, "id"
+                            owned.add(part)
+                            break
+                values[f"doc:{doc.id}"] = content if content is not None else _NONE
+                rec: dict[str, Any] = {"source": "rag", "sourceId": doc.id}
+                if content is not None:
+                    rec["rawContent"] = content
+                records.append(rec)
+                if content is not None:
+                    owned.add(content)
+                self.docs.append({"id": doc.id, "content": content, "step": step, "consumed": False, "by": by})
+                payload: dict[str, Any] = {
+                    "slot": "messages",
+                    "source": "rag",
+                    "sourceId": doc.id,
+                    "reason": f"retrieved by {node.span.name}",
+                    "rankPosition": rank,
+                }
+                if content:
+                    payload["contentSummary"] = content[:200]
+                if doc.score is not None:
+                    payload["retrievalScore"] = doc.score
+                self.rec.emit({"type": "agentfootprint.context.injected", "payload": payload, "meta": self._meta(node, end=True)})
+            values["messagesInjections"] = records
+            self._commit(step, node.span.name, _stage_id(step), values)
+            self.sources[step] = {
+                "kind": "retrieval",
+                "spanId": node.span.span_id,
+                "query": op.query,
+                "documents": [d.id for d in op.documents],
             }
-            if doc.content:
-                payload["contentSummary"] = doc.content[:200]
-            if doc.score is not None:
-                payload["retrievalScore"] = doc.score
-            self.rec.emit({"type": "agentfootprint.context.injected", "payload": payload, "meta": self._meta(node)})
-        values["messagesInjections"] = records
-        self._commit(step, node.span.name, _stage_id(step), values)
-        self.sources[step] = {
-            "kind": "retrieval",
-            "spanId": node.span.span_id,
-            "query": op.query,
-            "documents": [d.id for d in op.documents],
-        }
+        return owned
 
 
 class _NoneType:
