@@ -284,19 +284,19 @@ def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
         _add_export(_DECODER.decode(data), batch, name)
         batch.form = batch.form or "OTLP/JSON"
         return batch
+    except msgspec.ValidationError as exc:  # (a subclass of DecodeError: test it first)
+        raise _validation(name, exc, "") from None
     except msgspec.DecodeError:
         pass  # not one document: JSON Lines of export requests?
-    except msgspec.ValidationError as exc:
-        raise _validation(name, exc, "") from None
     for n, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             doc = _DECODER.decode(line)
-        except msgspec.DecodeError as exc:
-            raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
         except msgspec.ValidationError as exc:
             raise _validation(name, exc, f"line {n} ") from None
+        except msgspec.DecodeError as exc:
+            raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
         _add_export(doc, batch, name)
     batch.form = batch.form or "OTLP/JSON Lines"
     return batch

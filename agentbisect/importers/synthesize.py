@@ -529,7 +529,12 @@ def step_label(reading: Reading, span: Span) -> str:
     return clean(span.name)
 
 
-def build_tree(spans: list[Span], flags: list[tuple[str, str]], name: str) -> Node:
+def build_tree(
+    spans: list[Span],
+    flags: list[tuple[str, str]],
+    name: str,
+    readings: dict[str, Reading] | None = None,
+) -> Node:
     """The span tree of one trace: duplicates, missing parents, cycles and time-range escapes are
     kept with a flag; several roots hang under a synthesized run node."""
     by_id: dict[str, Node] = {}
@@ -538,7 +543,8 @@ def build_tree(spans: list[Span], flags: list[tuple[str, str]], name: str) -> No
         if s.span_id in by_id:
             dups += 1
             continue
-        by_id[s.span_id] = Node(s, read_span(s))
+        reading = readings.get(s.span_id) if readings is not None else None
+        by_id[s.span_id] = Node(s, reading if reading is not None else read_span(s))
     if dups:
         flags.append(("duplicate-span-ids", f"{dups} span(s) repeat an earlier span id; the first of each was kept"))
     roots: list[Node] = []
@@ -604,9 +610,19 @@ def build_tree(spans: list[Span], flags: list[tuple[str, str]], name: str) -> No
     return Node(synthetic, Reading(None, "other", "none"), children=roots)
 
 
-def synthesize(spans: list[Span], flags: list[tuple[str, str]], name: str) -> Synthesis:
-    """One trace's spans → recording (``{snapshot, events, import}``) with its flags."""
-    root = build_tree(spans, flags, name)
+def synthesize(
+    spans: list[Span],
+    flags: list[tuple[str, str]],
+    name: str,
+    readings: dict[str, Reading] | None = None,
+    axis_note: str = "",
+) -> Synthesis:
+    """One trace's spans → recording (``{snapshot, events, import}``) with its flags.
+
+    ``readings`` replaces the convention reading of the spans it names (transcripts build their
+    calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag.
+    """
+    root = build_tree(spans, flags, name, readings)
     nodes: list[Node] = []
     for node, entering in _walk(root):
         if entering:
@@ -638,7 +654,7 @@ def synthesize(spans: list[Span], flags: list[tuple[str, str]], name: str) -> Sy
     }
     out_flags = list(flags)
     out_flags.append(
-        ("synthesized-commit-axis", "the commit axis is the span start order (a span that contains others commits when it ends), synthesized by the importer: the trace has no commits of its own")
+        ("synthesized-commit-axis", axis_note or "the commit axis is the span start order (a span that contains others commits when it ends), synthesized by the importer: the trace has no commits of its own")
     )
     if b.uncaptured_llm:
         out_flags.append(
