@@ -72,7 +72,9 @@ def normalize_id(value: object) -> str:
     """Trace/span ids as lowercase hex: OTLP/JSON wants hex, protobuf's JSON mapping writes
     base64 and the SDK console form writes ``0x…``; all three name the same bytes."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return format(value, "x") if value else ""
+        if value <= 0:
+            return ""
+        return format(value, "016x" if value < 2**64 else "032x")
     if not isinstance(value, str) or not value:
         return ""
     text = value[2:] if value[:2] in ("0x", "0X") else value
