@@ -22,7 +22,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from agentbisect.importers.spans import Span
+
+_ENC = msgspec.json.Encoder()
 
 LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
@@ -144,8 +148,8 @@ def as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
+        return _ENC.encode(value).decode()
+    except (TypeError, ValueError, OverflowError):
         return str(value)
 
 
@@ -173,8 +177,8 @@ def _json_value(value: Any) -> Any:
     """A JSON attribute that may be stored as a string or already structured."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
-        except ValueError as exc:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError as exc:
             raise BadContent(f"not valid JSON ({exc})") from None
     return value
 

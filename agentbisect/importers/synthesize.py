@@ -88,7 +88,8 @@ class _Builder:
         self.root = root
         self.flags = flags
         self.now = root.span.start_ns // 1_000_000
-        self.rec = RunRecording(clock=lambda: self.now)
+        # Imported values are strings and our own small records: no raw vectors to summarise.
+        self.rec = RunRecording(clock=lambda: self.now, keep_embeddings=True)
         self.reads: dict[str, list[str]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
         self.matches: list[dict[str, str]] = []
@@ -99,6 +100,10 @@ class _Builder:
         self.tool_by_id: dict[str, str] = {}
         self.tool_by_text: dict[str, str] = {}
         self.tool_asked: dict[str, str] = {}  # tool step -> llm step it read
+        self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
+        self.llm_by_call_id: dict[str, str] = {}
+        self.llm_by_text: dict[str, str] = {}
+        self.llm_by_tool_name: dict[str, str] = {}
         self.system_parts: dict[str, str] = {}  # text -> step id
         self.part_ids: dict[str, str] = {}  # part id -> text
         self.messages: dict[tuple[int, str, str], str] = {}  # (index, role, text) -> step id
@@ -256,6 +261,12 @@ class _Builder:
         calls = [p for m in call.outputs for p in m.parts if p.kind == "tool_call"]
         self._commit(step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE})
         self.llm_outputs.append((step, call.outputs, text))
+        for p in calls:
+            if p.id:
+                self.llm_by_call_id[p.id] = step
+            self.llm_by_tool_name[p.name] = step
+        if text.strip():
+            self.llm_by_text[text.strip()] = step
         self.sources[step] = {"kind": "llm", "spanId": node.span.span_id, "llmIndex": len(self.llm_steps) - 1}
         payload: dict[str, Any] = {
             "iteration": len(self.llm_steps),
@@ -299,28 +310,34 @@ class _Builder:
                 self._tool_message(step, i, msg, node)
             else:
                 self._plain_message(step, i, msg, node, producer="run-input" if msg.role == "user" else "not-in-trace")
+        # A document leaves the candidates once a call no longer carries it (it left the window).
+        keep = []
         for doc in self.docs:
             content = doc["content"]
             if content and content in all_text:
                 self._read(step, f"doc:{doc['id']}", doc["step"], doc["by"])
                 doc["consumed"] = True
+                keep.append(doc)
             elif not content and not doc["consumed"]:
                 self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
                 doc["consumed"] = True
+            elif not doc["consumed"]:
+                keep.append(doc)
+        self.docs = keep
 
     def _structural_reads(self, step: str) -> None:
         """No content: the call reads the previous call's output and the tools and documents since."""
         if self.llm_outputs:
             prev = self.llm_outputs[-1][0]
             self._read(step, f"out:{prev}", prev, "structure")
-        for tool, asked in self.tool_asked.items():
-            if not self.llm_outputs or asked == self.llm_outputs[-1][0]:
-                key = self.sources[tool]["key"]
-                self._read(step, key, tool, "structure")
+        if self.llm_outputs:
+            for tool in self.asked_tools.get(self.llm_outputs[-1][0], []):
+                self._read(step, self.sources[tool]["key"], tool, "structure")
         for doc in self.docs:
             if not doc["consumed"]:
                 self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
                 doc["consumed"] = True
+        self.docs = []
 
     def _system_part(self, reader: str, text: str, ordinal: int, node: Node) -> None:
         step = self.system_parts.get(text)
@@ -370,16 +387,16 @@ class _Builder:
         self._read(reader, f"in:{step}", step, "input")
 
     def _assistant_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
-        ids = set(msg.tool_call_ids())
-        text = msg.text().strip()
-        for llm, outputs, out_text in reversed(self.llm_outputs):
-            if ids and ids & {i for m in outputs for i in m.tool_call_ids()}:
+        for call_id in msg.tool_call_ids():
+            llm = self.llm_by_call_id.get(call_id)
+            if llm is not None:
                 self._read(reader, f"out:{llm}", llm, "id")
                 return
-        for llm, outputs, out_text in reversed(self.llm_outputs):
-            if text and text == out_text.strip():
-                self._read(reader, f"out:{llm}", llm, "content")
-                return
+        text = msg.text().strip()
+        llm = self.llm_by_text.get(text) if text else None
+        if llm is not None:
+            self._read(reader, f"out:{llm}", llm, "content")
+            return
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
 
     def _tool_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
@@ -406,6 +423,7 @@ class _Builder:
         if asked is not None:
             self._read(step, f"out:{asked}", asked, by)
             self.tool_asked[step] = asked
+            self.asked_tools.setdefault(asked, []).append(step)
         last: dict[str, Any] = {"toolName": op.name}
         if op.result is not None:
             last["result"] = op.result
@@ -426,13 +444,10 @@ class _Builder:
         self.rec.emit({"type": "agentfootprint.stream.tool_end", "payload": payload, "meta": self._meta(node, end=True)})
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
-        if op.call_id:
-            for llm, outputs, _ in reversed(self.llm_outputs):
-                if op.call_id in {i for m in outputs for i in m.tool_call_ids()}:
-                    return llm, "id"
-        for llm, outputs, _ in reversed(self.llm_outputs):
-            if any(p.kind == "tool_call" and p.name == op.name for m in outputs for p in m.parts):
-                return llm, "content"
+        if op.call_id and op.call_id in self.llm_by_call_id:
+            return self.llm_by_call_id[op.call_id], "id"
+        if op.name in self.llm_by_tool_name:
+            return self.llm_by_tool_name[op.name], "content"
         if self.llm_outputs:
             return self.llm_outputs[-1][0], "structure"
         return None, "structure"
