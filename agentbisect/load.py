@@ -250,7 +250,14 @@ def _is_object(raw: Raw) -> bool:
 def load(path: str) -> Loaded:
     """Read and decode ``path`` (or ``-``); raise ``InputError`` if it is not a recording."""
     name, data, compressed = read_input(path)
-    return run_deep(_load_bytes, name, data, compressed)
+    from agentbisect.importers.detect import convert  # traces and transcripts → a recording
+
+    imported = convert(name, data)
+    if imported is None:
+        return run_deep(_load_bytes, name, data, compressed)
+    loaded = run_deep(_load_bytes, name, imported[0], compressed)
+    loaded.warnings.extend(HonestyFlag(f, n) for f, n in imported[1].flags)
+    return loaded
 
 
 def load_bytes(data: bytes, name: str = "<bytes>") -> Loaded:

@@ -171,3 +171,24 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
         assert a["to"] == b["from"]
     if len(path) == 1:
         assert path[0]["key"] == key
+
+
+@pytest.mark.parametrize(("truth_path", "name"), CASES, ids=[n for _, n in CASES])
+def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: Path) -> None:
+    """``afp aggregate``/``bisect`` on the trace give what they give on the synthesized recording."""
+    truth = _truth(truth_path)
+    if truth.get("logs_files"):
+        pytest.skip("log records in a second file need --logs")
+    t = _chosen(truth)
+    agg = _afp("aggregate", str(OTEL / name), "--json")
+    assert agg.returncode == 0, agg.stderr
+    run = json.loads(agg.stdout)["run"]
+    assert run["llmCalls"] == t["counts"]["llm_calls"]
+    assert run["toolCalls"] == t["counts"]["tool_calls"]
+    assert run["tokens"] == {"input": t["counts"]["input_tokens_total"], "output": t["counts"]["output_tokens_total"]}
+    rec = tmp_path / "run.json"
+    rec.write_bytes(msgspec.json.encode(_import(truth, name).recording))
+    direct = _afp("bisect", str(OTEL / name), "--at-llm", "-1", "--json")
+    via = _afp("bisect", str(rec), "--at-llm", "-1", "--json")
+    assert direct.returncode == via.returncode == 0
+    assert json.loads(direct.stdout)["suspects"] == json.loads(via.stdout)["suspects"]

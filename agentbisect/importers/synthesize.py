@@ -40,7 +40,7 @@ from agentbisect.importers.spans import Span, SpanBatch
 from agentbisect.record import RunRecording
 
 IMPORT_KEY = "import"
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f/#]+")
+_UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
 _CAPTURE_HINT = (
     "turn content capture on: opentelemetry-instrumentation-openai-v2 "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
@@ -535,12 +535,14 @@ def step_label(reading: Reading, span: Span) -> str:
         return clean(name if isinstance(name, str) and name else span.name)
     if reading.role == "tool" and isinstance(op, ToolCall):
         return f"execute_tool:{clean(op.name)}"
-    if reading.role == "agent" and isinstance(op, Boundary):
+    if reading.role == "agent" and isinstance(op, Boundary) and op.name:
         return f"invoke_agent:{clean(op.name)}"
     if reading.role == "chain" and isinstance(op, Boundary):
         return f"chain:{clean(op.name)}"
     if reading.role == "retrieval":
-        return f"retrieval:{clean(span.name)}" if span.name not in ("retrieval", "retrieve") else "retrieval"
+        source = a.get("gen_ai.data_source.id")
+        name = source if isinstance(source, str) and source else span.name.removeprefix("retrieval ")
+        return "retrieval" if name in ("retrieval", "retrieve") else f"retrieval:{clean(name)}"
     return clean(span.name)
 
 

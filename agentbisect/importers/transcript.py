@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from agentbisect.errors import InputError
 from agentbisect.importers.conventions import Boundary, LLMCall, Message, Reading, ToolCall, message_from
 from agentbisect.importers.spans import Span
@@ -56,11 +58,38 @@ def _load(name: str, data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     return None
 
 
+class _Top(msgspec.Struct):
+    messages: list[msgspec.Raw] | None = None
+    history: list[msgspec.Raw] | None = None
+
+
+class _Role(msgspec.Struct):
+    role: str
+
+
+def _role_item(raw: bytes | msgspec.Raw) -> bool:
+    try:
+        msgspec.json.decode(raw, type=_Role)
+    except msgspec.MsgspecError:
+        return False
+    return True
+
+
 def sniff(data: bytes) -> bool:
+    """Cheap: decode only the top-level shape and the first message, whatever the file's size."""
     head = data.lstrip()[:4096]
     if head[:1] not in (b"[", b"{") or b'"role"' not in head:
         return False
-    return _load("", data) is not None
+    try:
+        if head[:1] == b"[":
+            items = msgspec.json.decode(data, type=list[msgspec.Raw])
+            return bool(items) and _role_item(items[0])
+        top = msgspec.json.decode(data, type=_Top)
+    except msgspec.MsgspecError:
+        first = data.lstrip().split(b"\n", 1)[0]
+        return _role_item(first)  # JSON Lines of messages
+    items = top.messages or top.history
+    return bool(items) and _role_item(items[0])
 
 
 def _span(i: int, name: str, parent: str | None, start: int, end: int) -> Span:
