@@ -18,12 +18,12 @@ from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
 from agentbisect.importers.traces import import_trace
 
 OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"
-TRUTHS = sorted(OTEL.glob("*.truth.json"))
+TRUTHS = sorted(t for t in OTEL.glob("*.truth.json") if "traces" in json.loads(t.read_text()))
 CASES = [
     (truth, name)
     for truth in TRUTHS
     for name in json.loads(truth.read_text())["files"]
-    if not name.endswith(".logs.json")
+    if not name.endswith(".logs.otlp.json")
 ]
 
 
@@ -33,7 +33,10 @@ def _truth(path: Path) -> dict[str, Any]:
 
 def _import(truth: dict[str, Any], name: str, trace_id: str | None = None) -> Synthesis:
     data = (OTEL / name).read_bytes()
-    logs = [(n, (OTEL / n).read_bytes()) for n in truth.get("logs_files", [])]
+    # JSON Lines carry their log records inline; the other forms have them in a second file.
+    logs = [] if name.endswith(".jsonl") else [
+        (n, (OTEL / n).read_bytes()) for n in truth["files"] if n.endswith(".logs.otlp.json")
+    ]
     return import_trace(name, data, trace_id=trace_id, logs=logs)
 
 
@@ -80,8 +83,8 @@ def test_counts_and_tokens_match_the_truth(truth_path: Path, name: str) -> None:
     assert ("content-not-captured" in flags) == (not truth.get("content_on_spans") and not truth.get("log_records"))
 
 
-def _tree(node: dict[str, Any]) -> list[Any]:
-    return [node["operation"], [_tree(c) for c in node["children"]]]
+# GenAI operation names and OpenInference span kinds, as the truth sidecars spell them
+_ROLE = {"chat": "llm", "LLM": "llm", "execute_tool": "tool", "TOOL": "tool", "invoke_agent": "agent", "AGENT": "agent"}
 
 
 @pytest.mark.parametrize("truth_path", TRUTHS, ids=[t.name for t in TRUTHS])
@@ -96,9 +99,10 @@ def test_boundary_tree_follows_the_span_tree(truth_path: Path) -> None:
     assert events[0]["payload"]["name"] == root["name"]
 
     def agents(node: dict[str, Any], depth: int) -> list[tuple[str, int]]:
-        out = [(node["name"], depth)] if node["operation"] == "invoke_agent" and depth > 0 else []
+        is_agent = _ROLE.get(node["operation"]) == "agent" and depth > 0
+        out = [(node["name"], depth)] if is_agent else []
         for c in node["children"]:
-            out += agents(c, depth + 1 if node["operation"] == "invoke_agent" and depth > 0 else depth)
+            out += agents(c, depth + 1 if is_agent else depth)
         return out
 
     want = agents(root, 0)
@@ -108,14 +112,14 @@ def test_boundary_tree_follows_the_span_tree(truth_path: Path) -> None:
     ops = []
 
     def walk(node: dict[str, Any]) -> None:
-        if node["operation"] in ("chat", "execute_tool"):
-            ops.append(node["operation"])
+        if _ROLE.get(node["operation"]) in ("llm", "tool"):
+            ops.append(_ROLE[node["operation"]])
         for c in node["children"]:
             walk(c)
 
     walk(root)
     steps = [
-        "chat" if e["type"] == "llm.start" else "execute_tool"
+        "llm" if e["type"] == "llm.start" else "tool"
         for e in events
         if e["type"] in ("llm.start", "tool.start")
     ]
@@ -144,9 +148,9 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
     report = json.loads(proc.stdout)
     sources = result.recording[IMPORT_KEY]["sources"]
     if planted["kind"] == "tool":
-        step = next(
-            s for s, v in sources.items() if v["kind"] == "tool" and v["toolCallId"] == planted["tool_call_id"]
-        )
+        step = next(s for s, v in sources.items() if v["kind"] == "tool" and v["spanId"] == planted["span_id"])
+        if sources[step]["toolCallId"]:  # the id from the span, or taken from the asking call
+            assert sources[step]["toolCallId"] == planted["tool_call_id"]
         hits = [
             s
             for s in report["suspects"]
@@ -160,7 +164,9 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
             if s["kind"] == "injection" and s.get("detail", {}).get("injectionId") == planted["document_id"]
         ]
         key = f"doc:{planted['document_id']}"
-        step = hits[0]["source"] if hits else ""
+        step = next(
+            s for s, v in sources.items() if v["kind"] == "retrieval" and planted["document_id"] in v["documents"]
+        )
     else:
         pytest.fail(f"planted kind {planted['kind']!r} is not checked yet")
     assert hits, [(s["kind"], s["source"]) for s in report["suspects"]]
@@ -177,8 +183,8 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
 def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: Path) -> None:
     """``afp aggregate``/``bisect`` on the trace give what they give on the synthesized recording."""
     truth = _truth(truth_path)
-    if truth.get("logs_files"):
-        pytest.skip("log records in a second file need --logs")
+    if not name.endswith(".jsonl") and any(n.endswith(".logs.otlp.json") for n in truth["files"]):
+        pytest.skip("log records in a second file need --logs (tested with the option)")
     t = _chosen(truth)
     agg = _afp("aggregate", str(OTEL / name), "--json")
     assert agg.returncode == 0, agg.stderr
@@ -192,3 +198,48 @@ def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: 
     via = _afp("bisect", str(rec), "--at-llm", "-1", "--json")
     assert direct.returncode == via.returncode == 0
     assert json.loads(direct.stdout)["suspects"] == json.loads(via.stdout)["suspects"]
+
+
+TRANSCRIPTS = sorted(t for t in OTEL.glob("transcript.*.truth.json"))
+T_CASES = [(t, n) for t in TRANSCRIPTS for n in json.loads(t.read_text())["files"]]
+
+
+@pytest.mark.parametrize(("truth_path", "name"), T_CASES, ids=[n for _, n in T_CASES])
+def test_transcripts_counts_and_planted_source(truth_path: Path, name: str, tmp_path: Path) -> None:
+    from agentbisect.importers.transcript import import_transcript
+
+    truth = _truth(truth_path)
+    result = import_transcript(name, (OTEL / name).read_bytes())
+    counts = truth["counts"]
+    assert result.counts["llmCalls"] == counts.get("llm_calls", counts.get("agent_steps"))
+    assert result.counts["toolCalls"] == counts["tool_calls"]
+    ends = _llm_end_events(result.recording)
+    assert all("usage" not in e for e in ends)  # a transcript has no token counts
+    out = tmp_path / "run.json"
+    out.write_bytes(msgspec.json.encode(result.recording))
+    proc = _afp("bisect", str(out), "--at-llm", "-1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    sources = result.recording[IMPORT_KEY]["sources"]
+    planted = truth["planted"]
+    if planted["kind"] == "tool":
+        step = next(s for s, v in sources.items() if v["kind"] == "tool" and v["toolCallId"] == planted["tool_call_id"])
+        want_kind = "tool"
+    elif planted["kind"] == "context":
+        step = next(
+            s
+            for s, v in sources.items()
+            if v.get("messageIndex") == planted["message_index"]
+            and v.get("role") == planted["role"]
+            and planted["document_content"] in v.get("text", "")
+        )
+        want_kind = "injection" if planted["role"] in ("system", "developer") else "arg"
+    else:  # an agent's step in a multi-agent history: its output is an earlier LLM output
+        step = next(
+            s for s, v in sources.items() if v["kind"] == "llm" and s.startswith(planted["name"] + "#")
+        )
+        want_kind = "stage"
+    hits = [s for s in report["suspects"] if s["source"] == step and s["kind"] == want_kind]
+    assert hits, [(s["kind"], s["source"]) for s in report["suspects"]]
+    path = hits[0]["edgePath"]
+    assert path[0]["from"] == result.llm_steps[-1] and path[-1]["to"] == step

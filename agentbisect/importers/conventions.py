@@ -165,8 +165,19 @@ def _int(value: Any) -> int | None:
     return None
 
 
+# OpenInference's OPENINFERENCE_HIDE_* settings leave this marker where the value was.
+REDACTED = "__REDACTED__"
+
+
 def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else as_text(value))
+    if isinstance(value, str):
+        return "" if value == REDACTED else value
+    return "" if value is None else as_text(value)
+
+
+def _shown(value: Any) -> Any:
+    """``None`` for a hidden (redacted) value, else the value."""
+    return None if value == REDACTED else value
 
 
 class BadContent(Exception):
@@ -443,10 +454,10 @@ def _tool(span: Span) -> ToolCall:
         name=name,
         call_id=_str(a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")),
         arguments=as_text(
-            a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value")))
+            _shown(a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value"))))
         ),
     )
-    result = a.get("gen_ai.tool.call.result", a.get("output.value"))
+    result = _shown(a.get("gen_ai.tool.call.result", a.get("output.value")))
     if result is not None:
         text = as_text(result)
         parsed: Any = None
@@ -464,15 +475,32 @@ def _tool(span: Span) -> ToolCall:
     return call
 
 
+def _metadata(value: Any) -> dict[str, Any]:
+    """A document's metadata (a JSON string in OpenInference); {} when absent or unreadable."""
+    if isinstance(value, str):
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _retrieval(span: Span, reading: Reading) -> Retrieval:
     a = span.attributes
     r = Retrieval(query=_str(a.get("gen_ai.retrieval.query.text") or a.get("input.value")))
     for i, g in enumerate(indexed(a, "retrieval.documents")):
         g = {k.removeprefix("document."): v for k, v in g.items()}
         score = g.get("score")
+        meta = _metadata(g.get("metadata"))
+        if score is None:
+            score = meta.get("score")
+        doc_id = _str(g.get("id")) or next(
+            (_str(meta[k]) for k in ("id", "doc_id", "document_id", "source") if isinstance(meta.get(k), str | int)),
+            "",
+        )
         r.documents.append(
             Document(
-                id=_str(g.get("id")) or f"{span.span_id}.doc{i}",
+                id=doc_id or f"{span.span_id}.doc{i}",
                 content=g["content"] if isinstance(g.get("content"), str) else None,
                 score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
             )

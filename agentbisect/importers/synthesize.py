@@ -40,6 +40,7 @@ from agentbisect.importers.spans import Span, SpanBatch
 from agentbisect.record import RunRecording
 
 IMPORT_KEY = "import"
+_MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
 _UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
 _CAPTURE_HINT = (
     "turn content capture on: opentelemetry-instrumentation-openai-v2 "
@@ -102,6 +103,8 @@ class _Builder:
         self.tool_asked: dict[str, str] = {}  # tool step -> llm step it read
         self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
         self.llm_by_call_id: dict[str, str] = {}
+        self.llm_outputs_by_step: dict[str, list[Message]] = {}
+        self.adopted_ids: set[str] = set()  # tool-call ids taken from the asking LLM's output
         self.llm_by_text: dict[str, str] = {}
         self.llm_by_tool_name: dict[str, str] = {}
         self.system_parts: dict[str, str] = {}  # text -> step id
@@ -261,6 +264,7 @@ class _Builder:
         calls = [p for m in call.outputs for p in m.parts if p.kind == "tool_call"]
         self._commit(step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE})
         self.llm_outputs.append((step, call.outputs, text))
+        self.llm_outputs_by_step[step] = call.outputs
         for p in calls:
             if p.id:
                 self.llm_by_call_id[p.id] = step
@@ -288,18 +292,19 @@ class _Builder:
             self.uncaptured_llm += 1
             self._structural_reads(step)
             return
-        system_texts = list(call.system)
-        for msg in call.inputs:
+        # (text, message index and role, or None for gen_ai.system_instructions)
+        system_texts: list[tuple[str, tuple[int, str] | None]] = [(t, None) for t in call.system]
+        for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
-                system_texts.append(msg.text())
-        parts = [p for text in system_texts for p in split_paragraphs(text)]
+                system_texts.append((msg.text(), (i, msg.role)))
+        parts = [(p, where) for text, where in system_texts for p in split_paragraphs(text)]
         lines = [ln for m in call.inputs if m.role not in ("system", "developer") for ln in m.text().splitlines()]
-        self.doc_parts |= self._flush_retrievals(parts + lines)
+        self.doc_parts |= self._flush_retrievals([p for p, _ in parts] + lines)
         ordinal = 0
-        for part in parts:
+        for part, where in parts:
             ordinal += 1
             if part not in self.doc_parts:
-                self._system_part(step, part, ordinal, node)
+                self._system_part(step, part, ordinal, node, where)
         all_text = "\n".join(m.text() for m in call.inputs)
         for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
@@ -339,7 +344,9 @@ class _Builder:
                 doc["consumed"] = True
         self.docs = []
 
-    def _system_part(self, reader: str, text: str, ordinal: int, node: Node) -> None:
+    def _system_part(
+        self, reader: str, text: str, ordinal: int, node: Node, where: tuple[int, str] | None
+    ) -> None:
         step = self.system_parts.get(text)
         if step is None:
             part_id = f"system-instructions.p{ordinal}"
@@ -360,6 +367,8 @@ class _Builder:
                 },
             )
             self.sources[step] = {"kind": "system-instruction", "partId": part_id, "text": text}
+            if where is not None:
+                self.sources[step]["messageIndex"], self.sources[step]["role"] = where
             self.rec.emit(
                 {
                     "type": "agentfootprint.context.injected",
@@ -405,7 +414,8 @@ class _Builder:
                 continue
             tool = self.tool_by_id.get(part.id) if part.id else None
             if tool is not None:
-                self._read(reader, self.sources[tool]["key"], tool, "id")
+                by = "content" if part.id in self.adopted_ids else "id"
+                self._read(reader, self.sources[tool]["key"], tool, by)
                 continue
             tool = self.tool_by_text.get(part.text.strip())
             if tool is not None and part.text.strip():
@@ -418,8 +428,19 @@ class _Builder:
     def _tool_end(self, node: Node, op: ToolCall) -> None:
         step = node.step_id
         self.tool_steps.append(step)
-        key = f"tool:{op.call_id or step}"
         asked, by = self._asker(op)
+        if not op.call_id and asked is not None:
+            # No id on the span: take the id of the call that asked for this tool by name (the
+            # first one not yet claimed), so the rerun spec can still name the tool call.
+            for m in self.llm_outputs_by_step.get(asked, []):
+                for p in m.parts:
+                    if p.kind == "tool_call" and p.name == op.name and p.id and p.id not in self.tool_by_id:
+                        op.call_id = p.id
+                        self.adopted_ids.add(p.id)
+                        break
+                if op.call_id:
+                    break
+        key = f"tool:{op.call_id or step}"
         if asked is not None:
             self._read(step, f"out:{asked}", asked, by)
             self.tool_asked[step] = asked
@@ -428,7 +449,14 @@ class _Builder:
         if op.result is not None:
             last["result"] = op.result
         self._commit(step, node.span.name, _stage_id(step), {key: op.result if op.result is not None else _NONE, "lastToolResult": last})
-        self.sources[step] = {"kind": "tool", "toolName": op.name, "toolCallId": op.call_id, "spanId": node.span.span_id, "key": key}
+        self.sources[step] = {
+            "kind": "tool",
+            "toolName": op.name,
+            "toolCallId": op.call_id,
+            "callIdFrom": "llm-output" if op.call_id in self.adopted_ids else ("span" if op.call_id else "none"),
+            "spanId": node.span.span_id,
+            "key": key,
+        }
         if op.call_id:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
@@ -473,6 +501,9 @@ class _Builder:
                             content, by = part, "id"
                             owned.add(part)
                             break
+                elif len(content) >= _MIN_DOC_CHARS:
+                    # The part that quotes the document is the document, not an instruction.
+                    owned.update(part for part in inputs if content in part)
                 values[f"doc:{doc.id}"] = content if content is not None else _NONE
                 rec: dict[str, Any] = {"source": "rag", "sourceId": doc.id}
                 if content is not None:
