@@ -1,3 +1,95 @@
-"""agentbisect: offline forensics for recorded agentfootprint agent runs."""
+"""agentbisect: offline forensics for recorded agentfootprint agent runs.
+
+The library API, usable without the CLI (every name is imported on first use, so that
+``import agentbisect`` and starting ``afp`` stay cheap)::
+
+    from agentbisect import open_run, localize, aggregate, select_events, genui_stats, record_run
+
+    run = open_run("run.recording.json")          # any format afp reads (also captures)
+    report = localize(run, at_step="call-llm#40")  # a ContextBugReport; upstream=True for parity
+    rollups = aggregate(run)                       # an AggregateResult
+    print([f.flag for f in run.flags])             # what the recording cannot support
+
+``open_run(path)``
+    Load a recording (path, ``-`` or gzip) of any registered format into a ``Run``.
+``localize(run, *, at_step=None, ..., upstream=False)``
+    The contextual-bug localizer (bisect.md); ``upstream=True`` gives exactly upstream's report.
+``bisect_run(run, BisectOptions(...))``
+    Everything ``afp bisect`` does (trigger by LLM index, reruns, culprits) → ``BisectResult``.
+``aggregate(run, *, show_all=False, drill=None)``
+    Rollups, boundary index and step strip → ``AggregateResult``.
+``select_events(run, *, types=None, stage=None, path=None, at=None, limit=None)``
+    ``afp events`` filters → ``EventsResult``.
+``genui_stats(file=None, *, db=None, ...)``
+    Generative-UI statistics from rows in a file or database → ``GenuiResult``.
+``record_run(...)``
+    Make a recording from Python (a context manager yielding a ``RunRecording``).
+``record_file(input, output, ...)``
+    What ``afp record`` does: convert any input into a canonical recording file.
+``get_renderer(name)``
+    A renderer (``table``, ``json``, ``jsonl``, ``text``) for any result above.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# name -> module that defines it; imported on first attribute access (PEP 562).
+_EXPORTS = {
+    "open_run": "agentbisect.run",
+    "Run": "agentbisect.run",
+    "localize": "agentbisect.bisect.localize",
+    "bisect_run": "agentbisect.bisect.api",
+    "BisectOptions": "agentbisect.bisect.api",
+    "aggregate": "agentbisect.aggregate",
+    "select_events": "agentbisect.select",
+    "genui_stats": "agentbisect.genui.stats",
+    "record_run": "agentbisect.record",
+    "record_file": "agentbisect.convert",
+    "get_renderer": "agentbisect.render",
+    "HonestyFlag": "agentbisect.honesty",
+}
+
+__all__ = [
+    "BisectOptions",
+    "HonestyFlag",
+    "Run",
+    "__version__",
+    "aggregate",
+    "bisect_run",
+    "genui_stats",
+    "get_renderer",
+    "localize",
+    "open_run",
+    "record_file",
+    "record_run",
+    "select_events",
+]
+
+if TYPE_CHECKING:
+    from agentbisect.aggregate import aggregate
+    from agentbisect.bisect.api import BisectOptions, bisect_run
+    from agentbisect.bisect.localize import localize
+    from agentbisect.convert import record_file
+    from agentbisect.genui.stats import genui_stats
+    from agentbisect.honesty import HonestyFlag
+    from agentbisect.record import record_run
+    from agentbisect.render import get_renderer
+    from agentbisect.run import Run, open_run
+    from agentbisect.select import select_events
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentbisect' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, Raw
 
 from agentbisect.errors import InputError
+from agentbisect.honesty import HonestyFlag, flag
 from agentbisect.schema.events import KNOWN_TYPES, DomainEvent, KnownEvent, OtherEvent
 from agentbisect.schema.recording import (
-    BOUNDARY_ROW_NAME,
-    ENVELOPE_FORMAT,
+    CommitBundle,
     EnvelopeRun,
     RecorderRow,
     Snapshot,
-    TopLevel,
+    TreeNode,
     TypedEvent,
 )
 
@@ -37,21 +37,6 @@ MAX_DEPTH = 100_000
 _STACK_BYTES = 512 * 1024 * 1024
 
 T = TypeVar("T")
-
-SHAPES = {
-    "envelope": "A: envelope (agentfootprint.recording.v1)",
-    "recording": "B: recording {snapshot, events, structure}",
-    "trace": "C: trace (domain events)",
-    "snapshot": "D: bare snapshot",
-    "boundary-row": "E: bare boundary row",
-}
-
-
-class _TopLevelFast(TopLevel, kw_only=True):
-    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
-
-
-_TOP_FAST = msgspec.json.Decoder(_TopLevelFast)
 
 
 def run_deep(fn: Callable[..., T], *args: Any) -> T:
@@ -77,18 +62,7 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         worker.join(0.25)  # short waits keep Ctrl-C responsive
     if "error" in box:
         raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
-
-
-class HonestyFlag(msgspec.Struct):
-    """A limit of the evidence: a stable kebab-case name and a sentence saying what it means.
-
-    The loader raises the first ones (unreadable parts, holes, unknown types); ``Run`` adds those
-    only the analyses can see. Both are the same object, so every renderer shows them alike.
-    """
-
-    flag: str
-    note: str
+    return box["value"]
 
 
 @dataclass
@@ -140,10 +114,12 @@ class Loaded:
 
     @property
     def shape_name(self) -> str:
-        return SHAPES.get(self.shape, self.shape)
+        from agentbisect.importers import shape_label
 
-    def warn(self, flag: str, note: str) -> None:
-        self.warnings.append(HonestyFlag(flag, note))
+        return shape_label(self.shape)
+
+    def warn(self, name: str, note: str) -> None:
+        self.warnings.append(flag(name, note))
 
     def typed_events(self) -> list[TypedEvent]:
         """The typed event stream (recording.md §1.6), decoded on first use."""
@@ -159,11 +135,11 @@ class Loaded:
         snap = self.snapshot
         if snap is None or snap.commitLog is UNSET:
             return None
-        return snap.commitLog  # type: ignore[return-value]
+        return snap.commitLog
 
     def commit_log_empty(self) -> bool:
         raw = self.commit_log_raw()
-        if raw is None or _raw_kind(raw) == b"n":
+        if raw is None or raw_kind(raw) == b"n":
             return True
         return len(raw) < 64 and bytes(raw).replace(b" ", b"").strip() == b"[]"
 
@@ -241,233 +217,30 @@ def _decode(name: str, data: bytes | Raw, typ: Any, base: str) -> Any:
 
 
 def _is_object(raw: Raw) -> bool:
-    return _raw_kind(raw) == b"{"
+    return raw_kind(raw) == b"{"
 
 
-# --------------------------------------------------------------------------- shapes
+# --------------------------------------------------------------------------- formats
 
 
 def load(path: str) -> Loaded:
-    """Read and decode ``path`` (or ``-``); raise ``InputError`` if it is not a recording."""
+    """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable."""
     name, data, compressed = read_input(path)
-    from agentbisect.importers.detect import convert  # traces and transcripts → a recording
-
-    imported = convert(name, data)
-    if imported is None:
-        return run_deep(_load_bytes, name, data, compressed)
-    loaded = run_deep(_load_bytes, name, imported[0], compressed)
-    loaded.warnings.extend(HonestyFlag(f, n) for f, n in imported[1].flags)
-    return loaded
+    return load_bytes(data, name, compressed=compressed)
 
 
-def load_bytes(data: bytes, name: str = "<bytes>") -> Loaded:
-    """Decode an in-memory recording (already decompressed)."""
-    return run_deep(_load_bytes, name, data, False)
+def load_bytes(data: bytes, name: str = "<bytes>", *, compressed: bool = False) -> Loaded:
+    """Decode in-memory input (already decompressed) of any registered format."""
+    from agentbisect.importers import import_bytes
+
+    return import_bytes(name, data, compressed)
 
 
-def _load_bytes(name: str, data: bytes, compressed: bool) -> Loaded:
-    head = _raw_kind(data)
-    if head == b"[":
-        loaded = Loaded(name, "boundary-row", compressed, len(data))
-        _set_domain(loaded, data, "$", "array")
-        dom = loaded.domain
-        if (
-            dom is not None
-            and (dom.events or dom.non_objects)
-            and not any(e.known for e in dom.events)
-        ):
-            raise InputError(name, "expected an array of domain events (items with a known type)")
-        return loaded
-    if head != b"{":
-        try:
-            msgspec.json.decode(data)
-        except msgspec.MsgspecError as exc:
-            raise _decode_error(name, exc) from None
-        except RecursionError:
-            raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels") from None
-        raise InputError(name, "expected a JSON object (a recording) or an array of domain events")
-    try:
-        # Fast path: decode the snapshot's skeleton in the same pass (the usual recording).
-        top: TopLevel = _TOP_FAST.decode(data)
-    except RecursionError:
-        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$") from None
-    except msgspec.MsgspecError:
-        # Anything unusual: the careful path, which reports or degrades part by part.
-        top = _decode(name, data, TopLevel, "$")
-    return _from_top(name, top, data, compressed, len(data), "$")
-
-
-def _from_top(
-    name: str, top: TopLevel, data: bytes | Raw, compressed: bool, size: int, base: str
-) -> Loaded:
-    if top.format is not UNSET:
-        return _envelope(name, top, compressed, size, base)
-    if top.version is not UNSET and top.redaction is not UNSET and top.events is not UNSET:
-        return _trace(name, top, compressed, size, base)
-    if any(x is not UNSET for x in (top.snapshot, top.events, top.structure, top.blueprint)):
-        return _recording(name, top, compressed, size, base)
-    if top.commitLog is not UNSET:
-        loaded = Loaded(name, "snapshot", compressed, size)
-        loaded.snapshot = _snapshot(loaded, data, base)  # type: ignore[arg-type]
-        _set_boundary_from_snapshot(loaded, base)
-        _extensions(loaded, top)
-        return loaded
-    if top.name == BOUNDARY_ROW_NAME and top.data is not UNSET:
-        loaded = Loaded(name, "boundary-row", compressed, size)
-        row = RecorderRow(name=top.name, data=top.data)
-        loaded.boundary_row = row
-        _set_domain(loaded, top.data, f"{base}.data", "boundary-row")  # type: ignore[arg-type]
-        return loaded
-    raise InputError(
-        name,
-        "expected a recording: an envelope, {snapshot, events, structure}, a trace, "
-        "a snapshot with commitLog, or a BoundaryEvents row",
-        base,
-    )
-
-
-def _envelope(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
-    if top.format != ENVELOPE_FORMAT:
-        raise InputError(
-            name,
-            f"unknown envelope format {top.format!r}; this afp reads {ENVELOPE_FORMAT!r}",
-            f"{base}.format",
-        )
-    if top.recording is UNSET:
-        raise InputError(name, "envelope has no recording", f"{base}.recording")
-    if _raw_kind(top.recording) != b"{":  # type: ignore[arg-type]
-        raise InputError(name, "expected an object", f"{base}.recording")
-    inner: TopLevel = _decode(name, top.recording, TopLevel, f"{base}.recording")
-    loaded = _recording(name, inner, compressed, size, f"{base}.recording")
-    loaded.shape = "envelope"
-    loaded.envelope_format = top.format
-    if top.run is not UNSET:
-        loaded.envelope_run = _decode(name, top.run, EnvelopeRun, f"{base}.run")
-    if top.producer is not UNSET:
-        loaded.producer = _decode(name, top.producer, Any, f"{base}.producer")
-    _extensions(loaded, top)
-    return loaded
-
-
-def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
-    loaded = Loaded(name, "trace", compressed, size)
-    loaded.trace_redaction = top.redaction
-    if top.summary is not UNSET:
-        loaded.trace_summary = top.summary  # type: ignore[assignment]
-    if top.structure is not UNSET:
-        loaded.structure = top.structure  # type: ignore[assignment]
-    if top.snapshot is not UNSET:
-        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")  # type: ignore[arg-type]
-    _set_domain(loaded, top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
-    if top.redaction not in (None, "none"):
-        loaded.warn(
-            "redacted",
-            f"the trace was written with redaction {top.redaction!r}: content fields hold markers",
-        )
-    _extensions(loaded, top)
-    return loaded
-
-
-def _recording(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
-    loaded = Loaded(name, "recording", compressed, size)
-    if top.snapshot is not UNSET:
-        loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")  # type: ignore[arg-type]
-    if top.events is not UNSET:
-        if _raw_kind(top.events) == b"[":  # type: ignore[arg-type]
-            loaded.typed_events_raw = top.events  # type: ignore[assignment]
-        else:
-            loaded.warn(
-                "events-unreadable",
-                f"{base}.events is not an array: the typed event stream is unreadable, not absent",
-            )
-    structure = top.structure if top.structure is not UNSET else top.blueprint
-    if structure is not UNSET:
-        loaded.structure = structure  # type: ignore[assignment]
-    else:
-        loaded.warn("structure-absent", "the recording has no structure (chart)")
-    if loaded.snapshot is not None:
-        _set_boundary_from_snapshot(loaded, f"{base}.snapshot")
-    else:
-        loaded.warn("snapshot-absent", "the recording has no snapshot: no commit log")
-        loaded.warn(
-            "boundaries-absent",
-            "no BoundaryEvents row: no run/subflow boundaries, boundary index or step strip",
-        )
-    _extensions(loaded, top)
-    return loaded
-
-
-def _raw_kind(raw: Raw | bytes) -> bytes:
+def raw_kind(raw: Raw | bytes) -> bytes:
     """The first byte of a raw JSON value (its kind), without copying the value."""
     view = memoryview(raw)
     head = view[:64].tobytes().lstrip()
     return head[:1] if head else bytes(view).lstrip()[:1]
-
-
-def _snapshot(loaded: Loaded, raw: Raw | Snapshot, path: str) -> Snapshot | None:
-    if isinstance(raw, Snapshot):
-        snap = raw
-    elif _raw_kind(raw) != b"{":
-        loaded.warn("snapshot-unreadable", f"{path} is not an object: unreadable, not absent")
-        return None
-    else:
-        snap = _decode(loaded.file, raw, Snapshot, path)
-    if snap.commitLog is not UNSET and _raw_kind(snap.commitLog) not in (b"[", b"n"):  # type: ignore[arg-type]
-        loaded.warn("commit-log-unreadable", f"{path}.commitLog is not an array: unreadable")
-        snap.commitLog = UNSET
-    return snap
-
-
-def _extensions(loaded: Loaded, top: TopLevel) -> None:
-    if top.controlDeps is not UNSET:
-        loaded.control_deps_raw = top.controlDeps  # type: ignore[assignment]
-    if top.quality is not UNSET:
-        loaded.quality_raw = top.quality  # type: ignore[assignment]
-
-
-def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:
-    snap = loaded.snapshot
-    rows = [] if snap is None or snap.recorders is UNSET else snap.recorders
-    chosen: int | None = None
-    for i, row in enumerate(rows):  # type: ignore[arg-type]
-        if row.name == BOUNDARY_ROW_NAME:
-            if chosen is None:
-                chosen = i
-            else:
-                loaded.boundary_rows_ignored.append(str(row.id))
-    if loaded.boundary_rows_ignored:
-        loaded.warn(
-            "duplicate-boundary-rows",
-            "more than one BoundaryEvents row; using the first, ignoring "
-            + ", ".join(loaded.boundary_rows_ignored),
-        )
-    if chosen is None:
-        loaded.warn(
-            "boundaries-absent",
-            "no BoundaryEvents row: no domain events, boundary index or step strip",
-        )
-        return
-    row = rows[chosen]  # type: ignore[index]
-    loaded.boundary_row = row
-    _resolve_mode(loaded, row)
-    path = f"{base}.recorders[{chosen}].data"
-    if row.data is UNSET or _raw_kind(row.data) != b"[":  # type: ignore[arg-type]
-        loaded.warn(
-            "boundaries-unreadable",
-            f"{path} is not an array: the boundary events are unreadable, not absent",
-        )
-        return
-    _set_domain(loaded, row.data, path, "boundary-row")  # type: ignore[arg-type]
-
-
-def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
-    meta = row.meta
-    if isinstance(meta, dict) and isinstance(meta.get("mode"), str):
-        loaded.mode, loaded.mode_source = meta["mode"], "meta"
-    elif isinstance(row.description, str) and "lean" in row.description:
-        loaded.mode, loaded.mode_source = "lean", "description"
-    else:
-        loaded.mode, loaded.mode_source = "full", "assumed"
 
 
 # --------------------------------------------------------------------------- event arrays
@@ -500,7 +273,7 @@ def decode_domain_events(name: str, raw: Raw | bytes, path: str) -> DomainEvents
     items_raw: list[Raw] = _decode(name, raw, list[Raw], path)
     kept: list[Raw] = []
     for i, item in enumerate(items_raw):
-        kind = _raw_kind(item)
+        kind = raw_kind(item)
         if kind == b"n":
             result.null_holes += 1
             continue
@@ -535,28 +308,6 @@ def decode_domain_events(name: str, raw: Raw | bytes, path: str) -> DomainEvents
     return result
 
 
-def _set_domain(loaded: Loaded, raw: Raw | bytes, path: str, source: str) -> None:
-    dom = decode_domain_events(loaded.file, raw, path)
-    loaded.domain = dom
-    loaded.domain_source = source
-    if dom.null_holes:
-        loaded.warn("null-holes", f"{dom.null_holes} null item(s) in {path} were skipped")
-    if dom.non_objects:
-        loaded.warn("non-object-events", f"{dom.non_objects} non-object item(s) in {path} skipped")
-    if dom.unknown_types:
-        loaded.warn(
-            "unknown-event-types",
-            f"{dom.unknown_types} event(s) of types this afp does not know (newer producer?): "
-            "kept in the event stream, ignored by the index, step graph and rollups",
-        )
-    if dom.malformed:
-        loaded.warn(
-            "malformed-events",
-            f"{dom.malformed} event(s) of known types could not be read and were ignored "
-            "by the analyses",
-        )
-
-
 _TYPED_FAST = msgspec.json.Decoder(list[TypedEvent | None])
 _TYPED_ONE = msgspec.json.Decoder(TypedEvent)
 
@@ -570,7 +321,7 @@ def _decode_typed(loaded: Loaded, raw: Raw) -> list[TypedEvent]:
     except msgspec.ValidationError:
         out, holes, bad = [], 0, 0
         for item in _decode(loaded.file, raw, list[Raw], "$.events"):
-            if _raw_kind(item) == b"n":
+            if raw_kind(item) == b"n":
                 holes += 1
                 continue
             try:
@@ -584,3 +335,35 @@ def _decode_typed(loaded: Loaded, raw: Raw) -> list[TypedEvent]:
     if bad:
         loaded.warn("malformed-typed-events", f"{bad} typed event(s) could not be read; skipped")
     return out
+
+
+# --------------------------------------------------------------------------- commit log, tree
+
+_LOG = msgspec.json.Decoder(list[CommitBundle] | None)
+_TREE = msgspec.json.Decoder(TreeNode)
+
+
+def decode_commit_log(loaded: Loaded) -> list[CommitBundle]:
+    """The snapshot's commit log as typed bundles (values stay raw); [] when there is none."""
+    raw = loaded.commit_log_raw()
+    if raw is None:
+        return []
+    try:
+        return run_deep(_LOG.decode, raw) or []
+    except msgspec.ValidationError as exc:
+        raise InputError(loaded.file, f"commit log: {exc}", "$.snapshot.commitLog") from None
+
+
+def decode_execution_tree(loaded: Loaded) -> TreeNode | None:
+    """The execution tree's read-tracking skeleton, or None when the snapshot has no tree."""
+    snap = loaded.snapshot
+    if snap is None or not isinstance(snap.executionTree, Raw):
+        return None
+    if raw_kind(snap.executionTree) != b"{":
+        return None
+    try:
+        return run_deep(_TREE.decode, snap.executionTree)
+    except msgspec.ValidationError as exc:
+        raise InputError(
+            loaded.file, f"execution tree: {exc}", "$.snapshot.executionTree"
+        ) from None

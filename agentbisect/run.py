@@ -24,8 +24,25 @@ from agentbisect.boundary.rollup import (
     aggregate_run,
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
-from agentbisect.load import HonestyFlag, Loaded, decode_domain_events, load
+from agentbisect.commitlog import CommitLog
+from agentbisect.honesty import HonestyFlag, dedupe, flag
+from agentbisect.load import (
+    Loaded,
+    decode_commit_log,
+    decode_domain_events,
+    decode_execution_tree,
+    load,
+)
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
+from agentbisect.steps import (
+    ControlDeps,
+    QualityEntry,
+    final_answer,
+    llm_call_ids_from_events,
+    quality_lowest,
+    reads_from_tree,
+    recorded_control_deps,
+)
 
 
 @dataclass
@@ -116,10 +133,55 @@ class Run:
             meta = ev.meta
             if meta is UNSET:
                 continue
-            rid = meta.runId  # type: ignore[union-attr]
+            rid = meta.runId
             if isinstance(rid, str) and rid and rid != "consumer-scope":
                 seen.setdefault(rid, None)
         return list(seen)
+
+    # ----------------------------------------------------------------- what the localizer reads
+
+    @cached_property
+    def commit_log(self) -> CommitLog:
+        """The commit log, indexed: bundles, writes per step and per key (bisect.md §1.2)."""
+        return CommitLog(decode_commit_log(self.loaded))
+
+    @cached_property
+    def _reads(self) -> tuple[dict[str, list[str]], bool]:
+        return reads_from_tree(decode_execution_tree(self.loaded))
+
+    @property
+    def reads_of(self) -> dict[str, list[str]]:
+        """runtimeStageId -> the keys that step read (execution-tree ``stageReads``)."""
+        return self._reads[0]
+
+    @property
+    def has_read_tracking(self) -> bool:
+        return self._reads[1]
+
+    def keys_read(self, runtime_stage_id: str) -> list[str]:
+        return self._reads[0].get(runtime_stage_id, [])
+
+    @cached_property
+    def _llm_calls(self) -> tuple[list[str], int]:
+        return llm_call_ids_from_events(self.loaded.typed_events())
+
+    @property
+    def llm_call_ids(self) -> list[str]:
+        """The runtimeStageIds of the LLM calls, in call order (first ``llm_start`` of each)."""
+        return self._llm_calls[0]
+
+    @cached_property
+    def control_deps(self) -> ControlDeps | None:
+        """The control-dependence lookup recorded with the run (assignable: ``--control-deps``)."""
+        return recorded_control_deps(self.loaded)
+
+    @cached_property
+    def quality_lowest(self) -> QualityEntry | None:
+        return quality_lowest(self.loaded)
+
+    @cached_property
+    def final_answer(self) -> str | None:
+        return final_answer(self.loaded.typed_events())
 
     # ----------------------------------------------------------------- read helpers (§2.10)
 
@@ -174,7 +236,7 @@ class Run:
         if lo.domain is not None:
             if build.legacy:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "commit-axis-absent",
                         "recorded without commit tracking (every boundary position is 0): no "
                         "boundary index and no step strip; this cannot be repaired",
@@ -182,7 +244,7 @@ class Run:
                 )
             if build.unclosed:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "unclosed-ranges",
                         f"{len(build.unclosed)} boundary range(s) never closed (crash, pause or a "
                         "partial freeze): "
@@ -192,7 +254,7 @@ class Run:
                 )
             if build.reopened:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "duplicate-range-keys",
                         "a range was reopened under a key that was still open (nested "
                         "sub-executor or id collision); the earlier one stays open: "
@@ -201,7 +263,7 @@ class Run:
                 )
             if build.phantoms:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "phantom-ranges",
                         f"{build.phantoms} range(s) end before they start (corrupt positions); "
                         "listed but never enclosing anything",
@@ -209,7 +271,7 @@ class Run:
                 )
             if build.unpositioned and not build.legacy:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "unpositioned-events",
                         f"{build.unpositioned} boundary event(s) have no numeric commit position "
                         "and were left out of the index",
@@ -217,14 +279,14 @@ class Run:
                 )
             if build.skipped:
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "unindexable-events",
                         f"{build.skipped} boundary event(s) lack the id needed to pair them",
                     )
                 )
             if lo.mode == "lean":
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "lean-no-content",
                         "lean boundary bundle: structure only, no payloads, arguments, results or "
                         "model output (not redaction: rationale, reason and system-prompt text "
@@ -233,7 +295,7 @@ class Run:
                 )
         if self.derived_typed_half:
             out.append(
-                HonestyFlag(
+                flag(
                     "typed-half-rebuilt",
                     "LLM, tool, injection and composition events were rebuilt from the typed "
                     "event stream (the boundary row lacked them): they have no commit position",
@@ -242,7 +304,7 @@ class Run:
         malformed = self.step_graph.malformed if lo.domain is not None else 0
         if malformed:
             out.append(
-                HonestyFlag(
+                flag(
                     "malformed-events",
                     f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
                     "without usage) and were skipped",
@@ -254,7 +316,7 @@ class Run:
             if isinstance(dropped, int | float) and dropped > 0:
                 first = env.firstRetainedEventIndex
                 out.append(
-                    HonestyFlag(
+                    flag(
                         "events-dropped",
                         f"the event cap dropped {dropped} typed event(s); the stream starts at "
                         f"event {first if first is not UNSET else 'unknown'} (boundary row "
@@ -262,18 +324,25 @@ class Run:
                     )
                 )
             if env.complete is False:
-                out.append(
-                    HonestyFlag("run-incomplete", "the producer says the run was not complete")
+                out.append(flag("run-incomplete", "the producer says the run was not complete"))
+        skipped = self._llm_calls[1]
+        if skipped:
+            out.append(
+                flag(
+                    "llm-calls-without-id",
+                    f"{skipped} llm_start event(s) without meta.runtimeStageId were skipped: "
+                    "those LLM calls cannot be named or weighted",
                 )
+            )
         if len(run_ids) > 1:
             out.append(
-                HonestyFlag(
+                flag(
                     "multiple-runs",
                     f"typed events span {len(run_ids)} runs ({', '.join(run_ids[:4])}); "
                     "the snapshot and boundary row hold only the last",
                 )
             )
-        return _dedupe(out)
+        return dedupe(out)
 
     # ----------------------------------------------------------------- description
 
@@ -333,16 +402,6 @@ _FLOW_TYPES = frozenset(
     }
 )
 _BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
-
-
-def _dedupe(flags: list[HonestyFlag]) -> list[HonestyFlag]:
-    seen: set[str] = set()
-    out = []
-    for f in flags:
-        if f.flag not in seen:
-            seen.add(f.flag)
-            out.append(f)
-    return out
 
 
 def open_run(path: str) -> Run:

@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentbisect.bisect import localize, report_json  # noqa: E402
-from agentbisect.bisect.artifacts import artifacts_from_loaded  # noqa: E402
 from agentbisect.load import load, run_deep  # noqa: E402
+from agentbisect.run import Run  # noqa: E402
 
 
 def _own_long_run(path: Path, iterations: int = 220, pad: int = 12_000) -> None:
@@ -164,6 +164,12 @@ def main() -> None:
     data = path.read_bytes()
     print(f"file: {path} ({len(data) / 1e6:.1f} MB)")
 
+    def artifacts_from_loaded(loaded: object) -> Run:
+        # What the localizer reads of a recording, derived eagerly (was bisect/artifacts.py).
+        run = Run(loaded)  # type: ignore[arg-type]
+        _ = (run.commit_log, run.reads_of, run.llm_call_ids, run.quality_lowest)
+        return run
+
     bare = best(lambda: run_deep(msgspec.json.decode, data), args.repeat)
 
     def end_to_end() -> str:
@@ -195,7 +201,7 @@ def main() -> None:
     art = artifacts_from_loaded(loaded)
     rep = localize(art, at_step=art.llm_call_ids[-1])
     print(
-        f"commits {len(art.log)}, LLM calls {len(art.llm_call_ids)}, slice nodes {rep.sliceStats.nodes}, "
+        f"commits {len(art.commit_log)}, LLM calls {len(art.llm_call_ids)}, slice nodes {rep.sliceStats.nodes}, "
         f"truncated {rep.sliceStats.truncated is not msgspec.UNSET}"
     )
     print(

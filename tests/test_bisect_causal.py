@@ -13,7 +13,6 @@ from agentbisect.bisect.causal import (
     MissingContext,
     RerunOptions,
     bisect_culprits,
-    classify_suspect,
     cost_stats_from,
     find_dropped_context,
     median,
@@ -26,9 +25,11 @@ from agentbisect.bisect.causal import (
 )
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import localize
-from agentbisect.bisect.render_text import format_report
 from agentbisect.bisect.report import AblationRunStats, SimilarityStats, to_builtins
+from agentbisect.bisect.result import bisect_result, classify_suspect
 from agentbisect.load import load
+from agentbisect.render.text import format_report
+from agentbisect.run import Run
 
 MINI = Path(__file__).resolve().parent.parent / "fixtures" / "bisect"
 ORIGINAL = "Refund approved: the promo covers order 17 even at 40 days."
@@ -64,7 +65,7 @@ class Scripted:
 def test_fixture_a_causal() -> None:
     script = Scripted()
     rerun = RerunOptions(runner=sequential(script), original_output=ORIGINAL, flip_threshold=0.9)
-    report = localize(load(str(MINI / "mini-a.json")), at_step="llm#6", rerun=rerun)
+    report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", rerun=rerun)
     assert report.mode == "causal"
     assert script.calls == [
         ((), 0),
@@ -144,7 +145,7 @@ def test_fixture_a_causal() -> None:
     for s in report.suspects:
         if s.kind in ("stage", "arg"):
             assert s.runs is UNSET and s.verdict is UNSET
-    text = format_report(report)
+    text = format_report(bisect_result(report))
     assert "    cost: no cost effect (loops −0) → class: no-detected-effect" in text
     assert "    cost: REDUCED on removal — −2 loop(s), −199 tok" in text
     assert "baseline (no ablation): 0/3 flipped · similarity 1.000 ± 0.000" in text
@@ -153,7 +154,7 @@ def test_fixture_a_causal() -> None:
 
 def test_fixture_a_culprits() -> None:
     script = Scripted()
-    art_report = localize(load(str(MINI / "mini-a.json")), at_step="llm#6")
+    art_report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6")
     rerun = RerunOptions(
         runner=sequential(script), original_output=ORIGINAL, samples=2, flip_threshold=0.9
     )
@@ -191,7 +192,7 @@ def test_fixture_a_missing_context() -> None:
         original_output=ORIGINAL,
         flip_threshold=0.9,
     )
-    report = localize(load(str(MINI / "mini-a.json")), at_step="llm#6", missing_context=mc)
+    report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", missing_context=mc)
     assert report.mode == "causal" and report.baseline is UNSET
     (c,) = report.dropped
     assert (c.id, c.content) == ("refund-policy", "Refunds only within 30 days.")
@@ -199,13 +200,13 @@ def test_fixture_a_missing_context() -> None:
     assert c.runs.similarity.mean == 0.8642273645473869
     assert "restoring" in c.verdict.claim and c.verdict.claim.startswith("CAUSAL:")
     assert report.restorationBaseline.flips == 0
-    text = format_report(report)
+    text = format_report(bisect_result(report))
     assert "MISSING CONTEXT (1 dropped" in text and " 1. [dropped 'refund-policy']" in text
     assert "baseline (no restoration): 0/3 flipped" in text
 
 
 def test_missing_context_without_runner_and_nothing_dropped() -> None:
-    rec = load(str(MINI / "mini-a.json"))
+    rec = Run(load(str(MINI / "mini-a.json")))
     r1 = localize(
         rec, at_step="llm#6", missing_context=MissingContext([{"id": "a", "content": None}], [])
     )
@@ -230,7 +231,9 @@ def test_unstable_restoration_baseline() -> None:
         flip_threshold=0.9,
         max_candidates=2,
     )
-    report = localize(load(str(MINI / "mini-a.json")), at_step="llm#6", missing_context=mc)
+    report = localize(
+        Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", missing_context=mc, upstream=True
+    )
     assert [f.flag for f in report.honestyFlags][-1] == "baseline-unstable"
     assert "un-restored" in report.honestyFlags[-1].note
     assert [c.verdict.verdict if c.verdict else None for c in report.dropped] == [

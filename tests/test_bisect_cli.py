@@ -31,6 +31,11 @@ def invoke(*args: str) -> Any:
     return runner.invoke(app, ["bisect", *args])
 
 
+def invoke_up(*args: str) -> Any:
+    """Conformance: the upstream switch, exactly the upstream report."""
+    return invoke(*args, "--upstream")
+
+
 def mask(o: Any) -> Any:
     if isinstance(o, dict):
         return {k: ("<wording>" if k in ("note", "claim") else mask(v)) for k, v in o.items()}
@@ -45,7 +50,7 @@ def same(got: Any, expected: Any) -> bool:
 
 
 def test_json_matches_upstream_and_at_llm_last() -> None:
-    res = invoke(PF, "--at-llm", "-1", "--json")
+    res = invoke_up(PF, "--at-llm", "-1", "--json")
     assert res.exit_code == 0, res.output
     expected = json.loads((UP / "planted-fact.report.correlational.json").read_text())
     assert same(json.loads(res.stdout), expected)
@@ -53,7 +58,7 @@ def test_json_matches_upstream_and_at_llm_last() -> None:
 
 def test_control_deps_option_and_bundle_key(tmp_path: Path) -> None:
     expected = json.loads((UP / "planted-fact.report.correlational-controldeps.json").read_text())
-    res = invoke(
+    res = invoke_up(
         PF,
         "--at-step",
         "call-llm#40",
@@ -69,14 +74,14 @@ def test_control_deps_option_and_bundle_key(tmp_path: Path) -> None:
     ]
     p = tmp_path / "with-deps.json"
     p.write_text(json.dumps(bundle))
-    res = invoke(str(p), "--at-step", "call-llm#40", "--json")
+    res = invoke_up(str(p), "--at-step", "call-llm#40", "--json")
     assert res.exit_code == 0, res.output
     assert same(json.loads(res.stdout), expected)
 
 
 def test_budgets_options() -> None:
     expected = json.loads((UP / "react-tools.report.last-llm-tight.json").read_text())
-    res = invoke(
+    res = invoke_up(
         str(UP / "react-tools.recording.json"),
         "--at-llm",
         "-1",
@@ -197,7 +202,7 @@ CAUSAL = {
 def test_replay_causal_reports(name: str, tmp_path: Path) -> None:
     state = tmp_path / "state"
     cmd = f"{PY} {REPLAY} {name} --state {state}"
-    res = invoke(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL[name], "--json")
+    res = invoke_up(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL[name], "--json")
     assert res.exit_code == 0, res.stderr
     expected = json.loads((UP / f"planted-fact.report.{name}.json").read_text())
     assert same(json.loads(res.stdout), expected)
@@ -207,7 +212,7 @@ def test_replay_causal_reports(name: str, tmp_path: Path) -> None:
 
 def test_replay_with_jobs_counts_in_seed_order() -> None:
     cmd = f"{PY} {REPLAY} causal-default-comparator-cost"
-    res = invoke(
+    res = invoke_up(
         PF,
         "--at-step",
         "call-llm#40",

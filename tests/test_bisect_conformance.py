@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 
-from agentbisect.bisect import control_deps_from_json, localize, report_json
-from agentbisect.bisect.artifacts import artifacts_from_loaded
+from agentbisect.bisect import control_deps_from_json, report_json
+from agentbisect.bisect import localize as afp_localize
 from agentbisect.bisect.embed import MockEmbedder
 from agentbisect.bisect.localize import TriggerError
 from agentbisect.bisect.report import to_builtins
+from agentbisect.bisect.result import bisect_result
 from agentbisect.bisect.slice import causal_chain
 from agentbisect.load import load
+from agentbisect.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 UP = ROOT / "fixtures" / "upstream"
@@ -36,9 +38,14 @@ CORRELATIONAL = [
 _LOADED: dict[str, Any] = {}
 
 
+def localize(run: Run, **kw: Any) -> Any:
+    """Conformance runs under the upstream switch: exactly the upstream report."""
+    return afp_localize(run, upstream=True, **kw)
+
+
 def loaded(name: str) -> Any:
     if name not in _LOADED:
-        _LOADED[name] = load(str(UP / name))
+        _LOADED[name] = Run(load(str(UP / name)))
     return _LOADED[name]
 
 
@@ -61,7 +68,7 @@ def adopt_wording(ours: Any, theirs: Any) -> Any:
 
 
 def assert_same_report(report: Any, expected_file: Path) -> None:
-    from agentbisect.bisect.jsjson import js_stringify
+    from agentbisect.js import js_stringify
 
     expected_text = expected_file.read_text().strip()
     expected = json.loads(expected_text)
@@ -136,7 +143,7 @@ def test_planted_fact_is_first_ablatable_suspect() -> None:
 
 
 def mini(name: str) -> Any:
-    return load(str(MINI / f"{name}.json"))
+    return Run(load(str(MINI / f"{name}.json")))
 
 
 def test_mock_embedder_vectors() -> None:
@@ -147,11 +154,11 @@ def test_mock_embedder_vectors() -> None:
 
 
 def test_fixture_a_slice_and_weights() -> None:
-    art = artifacts_from_loaded(mini("mini-a"))
+    art = mini("mini-a")
     assert art.llm_call_ids == ["llm#2", "llm#6"]
     from agentbisect.bisect.texts import Texts
 
-    assert Texts(art.log).step_output("llm#6") == (
+    assert Texts(art.commit_log).step_output("llm#6") == (
         'answer="Refund approved: the promo covers order 17 even at 40 days."'
     )
     report = localize(art, at_step="llm#6")
@@ -159,8 +166,8 @@ def test_fixture_a_slice_and_weights() -> None:
     from agentbisect.bisect.embed import EmbeddingCache
     from agentbisect.bisect.weigh import EdgeWeigher
 
-    sl = causal_chain(art.log, "llm#6", art.keys_read, 12, 80, art.control_deps)
-    w = EdgeWeigher(Texts(art.log), set(art.llm_call_ids), EmbeddingCache(MockEmbedder()))
+    sl = causal_chain(art.commit_log, "llm#6", art.keys_read, 12, 80, art.control_deps)
+    w = EdgeWeigher(Texts(art.commit_log), set(art.llm_call_ids), EmbeddingCache(MockEmbedder()))
     w.prime(sl.nodes)
     w.stamp(sl.nodes)
     assert [n.runtimeStageId for n in sl.nodes] == [
@@ -317,11 +324,11 @@ def test_fixture_a_truncated() -> None:
 
 
 def test_quality_trigger() -> None:
-    from agentbisect.bisect.render_text import format_report
+    from agentbisect.render.text import format_report
 
     report = localize(mini("mini-a-quality"))
     assert (report.step, report.triggerSource, report.triggerScore) == ("llm#6", "quality", 0.25)
-    assert format_report(report).splitlines()[0] == (
+    assert format_report(bisect_result(report)).splitlines()[0] == (
         'CONTEXT BUG LOCALIZATION — trigger llm#6 "CallLLM" (quality, score 0.25)'
     )
     assert '"triggerScore":0.25,' in report_json(report)
@@ -341,8 +348,8 @@ def test_fixture_b_single_pass_quirk() -> None:
         ("c#2", "p#1", "control", "within limit"),
     ]
     assert [f.flag for f in report.honestyFlags] == ["no-llm-call-ids"]
-    art = artifacts_from_loaded(mini("mini-b"))
-    sl = causal_chain(art.log, "t#4", art.keys_read, 12, 80, art.control_deps)
+    art = mini("mini-b")
+    sl = causal_chain(art.commit_log, "t#4", art.keys_read, 12, 80, art.control_deps)
     p1 = next(n for n in sl.nodes if n.runtimeStageId == "p#1")
     assert p1.keysWritten == ["policyDone"]
     assert "g#0" in [n.runtimeStageId for n in sl.nodes]

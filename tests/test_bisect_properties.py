@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 from agentbisect.bisect import localize
-from agentbisect.bisect.artifacts import artifacts_from_loaded
-from agentbisect.bisect.fold import Bundle, CommitLog, TraceEntry, deep_smart_merge
-from agentbisect.bisect.jsjson import (
+from agentbisect.bisect.report import EdgePathStep, Suspect
+from agentbisect.bisect.slice import causal_chain
+from agentbisect.bisect.suspects import rank
+from agentbisect.commitlog import CommitLog, deep_smart_merge
+from agentbisect.js import (
     ABSENT,
     cap_utf16,
     js_number,
@@ -23,10 +25,10 @@ from agentbisect.bisect.jsjson import (
     to_fixed,
     utf16_len,
 )
-from agentbisect.bisect.report import EdgePathStep, Suspect
-from agentbisect.bisect.slice import causal_chain
-from agentbisect.bisect.suspects import rank
 from agentbisect.load import MAX_DEPTH, load_bytes
+from agentbisect.run import Run
+from agentbisect.schema.recording import CommitBundle as Bundle
+from agentbisect.schema.recording import TraceEntry
 
 # the loader raises the limit on first use; raise it up front so hypothesis can restore it
 sys.setrecursionlimit(max(sys.getrecursionlimit(), MAX_DEPTH))
@@ -204,9 +206,9 @@ def test_budgets_and_score_ranges(
     rec: dict[str, Any], max_depth: int, max_nodes: int, max_suspects: int
 ) -> None:
     loaded = load_bytes(json.dumps(rec).encode())
-    art = artifacts_from_loaded(loaded)
+    art = Run(loaded)
     step = rec["snapshot"]["commitLog"][-1]["runtimeStageId"]
-    sl = causal_chain(art.log, step, art.keys_read, max_depth, max_nodes, art.control_deps)
+    sl = causal_chain(art.commit_log, step, art.keys_read, max_depth, max_nodes, art.control_deps)
     assert len(sl.nodes) <= max_nodes
     assert all(n.depth <= max_depth for n in sl.nodes)
     report = localize(

@@ -6,9 +6,9 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationSpec, Suspect
+from agentbisect.bisect.report import AblationSpec
 
-__all__ = ["ablation_for_suspect", "apply_ablations", "spec_to_json", "suspect_label"]
+__all__ = ["ablation_for_suspect", "apply_ablations", "spec_to_json"]
 
 
 def ablation_for_suspect(
@@ -38,17 +38,6 @@ def ablation_for_suspect(
     return None
 
 
-def suspect_label(s: Suspect) -> str:
-    d = s.detail
-    ident = s.source
-    if d is not UNSET:
-        if d.toolName is not UNSET:  # type: ignore[union-attr]
-            ident = d.toolName  # type: ignore[union-attr,assignment]
-        elif d.injectionId is not UNSET:  # type: ignore[union-attr]
-            ident = d.injectionId  # type: ignore[union-attr,assignment]
-    return f"{s.kind} '{ident}'"
-
-
 def spec_to_json(spec: AblationSpec) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": spec.kind}
     for f in ("ignoredTools", "excludeInjectionIds", "excludeMemoryIds", "source", "note"):
@@ -70,11 +59,11 @@ def apply_ablations(
     mem_out: set[str] = set()
     for s in specs:
         if s.kind == "tool" and s.ignoredTools is not UNSET:
-            tools_out.update(s.ignoredTools)  # type: ignore[arg-type]
+            tools_out.update(s.ignoredTools)
         elif s.kind == "injection" and s.excludeInjectionIds is not UNSET:
-            inj_out.update(s.excludeInjectionIds)  # type: ignore[arg-type]
+            inj_out.update(s.excludeInjectionIds)
         elif s.kind == "memory" and s.excludeMemoryIds is not UNSET:
-            mem_out.update(s.excludeMemoryIds)  # type: ignore[arg-type]
+            mem_out.update(s.excludeMemoryIds)
 
     def tool_name(t: dict[str, Any]) -> Any:
         schema = t.get("schema")

@@ -14,9 +14,8 @@ from typing import Any, Protocol
 
 from msgspec import UNSET
 
-from agentbisect.bisect.ablation import spec_to_json, suspect_label
+from agentbisect.bisect.ablation import spec_to_json
 from agentbisect.bisect.embed import Embedder, cosine
-from agentbisect.bisect.jsjson import js_number, to_fixed
 from agentbisect.bisect.report import (
     AblationRunStats,
     AblationVerdict,
@@ -30,6 +29,8 @@ from agentbisect.bisect.report import (
     SimilarityStats,
     Suspect,
 )
+from agentbisect.bisect.result import suspect_label
+from agentbisect.js import js_number, to_fixed
 
 __all__ = [
     "DEFAULT_FLIP_THRESHOLD",
@@ -39,7 +40,6 @@ __all__ = [
     "RunResult",
     "assign_cost_verdicts",
     "bisect_culprits",
-    "classify_suspect",
     "cost_stats_from",
     "find_dropped_context",
     "median",
@@ -277,14 +277,14 @@ def verdict_for(
 
 
 def _effect(s: Suspect, baseline: AblationRunStats) -> tuple[float, float, bool] | None:
-    if s.runs is UNSET or s.runs.cost is UNSET:  # type: ignore[union-attr]
+    if s.runs is UNSET or s.runs.cost is UNSET:
         return None
-    c = s.runs.cost  # type: ignore[union-attr]
+    c = s.runs.cost
     bcost = baseline.cost
-    bl = bcost.loops.median if bcost is not UNSET and bcost.loops is not UNSET else None  # type: ignore[union-attr]
-    bt = bcost.tokens.median if bcost is not UNSET and bcost.tokens is not UNSET else None  # type: ignore[union-attr]
-    has_l = bl is not None and c.loops is not UNSET  # type: ignore[union-attr]
-    has_t = bt is not None and c.tokens is not UNSET  # type: ignore[union-attr]
+    bl = bcost.loops.median if bcost is not UNSET and bcost.loops is not UNSET else None
+    bt = bcost.tokens.median if bcost is not UNSET and bcost.tokens is not UNSET else None
+    has_l = bl is not None and c.loops is not UNSET
+    has_t = bt is not None and c.tokens is not UNSET
     loops_saved = bl - c.loops.median if has_l else 0  # type: ignore[operator,union-attr]
     tokens_saved = bt - c.tokens.median if has_t else 0  # type: ignore[operator,union-attr]
     consistent = c.loops.max <= bl if has_l else False  # type: ignore[operator,union-attr]
@@ -297,7 +297,7 @@ def assign_cost_verdicts(suspects: list[Suspect], baseline: AblationRunStats) ->
         (s.source, eff[0])
         for s in suspects
         if (eff := effects[id(s)]) is not None
-        and not (s.verdict is not UNSET and s.verdict.verdict == "confirmed")  # type: ignore[union-attr]
+        and not (s.verdict is not UNSET and s.verdict.verdict == "confirmed")
     ]
     for s in suspects:
         eff = effects[id(s)]
@@ -315,25 +315,12 @@ def assign_cost_verdicts(suspects: list[Suspect], baseline: AblationRunStats) ->
         )
 
 
-def classify_suspect(s: Suspect) -> str:
-    flips = s.verdict is not UNSET and s.verdict.verdict == "confirmed"  # type: ignore[union-attr]
-    cost_cause = (
-        s.cost is not UNSET and s.cost.reducedCostOnRemoval and s.cost.stable  # type: ignore[union-attr]
-    )
-    if flips and cost_cause:
-        return "both"
-    if flips:
-        return "content-bug"
-    if cost_cause:
-        return "cost-cause"
-    return "no-detected-effect"
-
-
 # ----------------------------------------------------------------- ablation tier (§8.5)
 
 
 def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
     """One probe runner per tier, configured from the rerun (or restoration) options."""
+    assert rerun.runner is not None  # callers run a tier only when a runner was given
     return _Probe(
         rerun.runner,
         rerun.original_output,
@@ -354,10 +341,10 @@ def run_ablation_tier(
     ran = 0
     for s in suspects:
         spec = s.ablation
-        if spec is UNSET or spec.kind == "arg" or ran >= rerun.max_suspects:  # type: ignore[union-attr]
+        if spec is UNSET or spec.kind == "arg" or ran >= rerun.max_suspects:
             continue
         ran += 1
-        s.runs = probe.run({"specs": [spec_to_json(spec)]}, s.source)  # type: ignore[arg-type]
+        s.runs = probe.run({"specs": [spec_to_json(spec)]}, s.source)
         s.verdict = verdict_for(suspect_label(s), s.runs, stable)
     assign_cost_verdicts(suspects, baseline)
     return baseline
@@ -423,7 +410,7 @@ def bisect_culprits(
     max_culprits: int = MAX_CULPRITS,
 ) -> CulpritsResult:
     probe = _probe_for(rerun, embedder)
-    cands = [s for s in suspects if s.ablation is not UNSET and s.ablation.kind != "arg"]  # type: ignore[union-attr]
+    cands = [s for s in suspects if s.ablation is not UNSET and s.ablation.kind != "arg"]
     probes: list[CulpritProbe] = []
     cache: dict[str, bool] = {}
     runs_used = 0

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentbisect.bisect.jsjson import ABSENT
 from agentbisect.bisect.slice import CausalNode
+from agentbisect.js import ABSENT
 
 __all__ = ["INJECTION_SOURCES", "SLOT_KEYS", "ClassifyContext", "Seed", "default_classifier"]
 

@@ -68,6 +68,9 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
         raise ValueError("cosine: vectors differ in length (mixed embedders?)")
     if len(a) == 0:
         return 0.0
+    dot: float
+    ma: float
+    mb: float
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
         # exact integers: the order of summation cannot matter
         dot = int(np.dot(a, b))

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationRunStats, HonestyFlag, SliceStats, Truncated
+from agentbisect.bisect.report import AblationRunStats, SliceStats, Truncated
 from agentbisect.bisect.slice import Slice
+from agentbisect.honesty import HonestyFlag, flag
 
 __all__ = ["baseline_unstable_flag", "slice_flags", "slice_stats"]
 
@@ -45,14 +46,14 @@ def slice_flags(
     tr = stats.truncated
     if tr is not UNSET:
         limits = []
-        if tr.byDepth:  # type: ignore[union-attr]
+        if tr.byDepth:
             limits.append(f"maxDepth ({stats.maxDepth})")
-        if tr.byNodes:  # type: ignore[union-attr]
+        if tr.byNodes:
             limits.append(f"maxNodes ({stats.maxNodes})")
         flags.append(
-            HonestyFlag(
-                flag="slice-truncated",
-                note=(
+            flag(
+                "slice-truncated",
+                (
                     f"the slice was cut by {' + '.join(limits)}; older causes beyond that horizon "
                     "are invisible to the ranking."
                 ),
@@ -60,9 +61,9 @@ def slice_flags(
         )
     if stats.incompleteNodes > 0:
         flags.append(
-            HonestyFlag(
-                flag="untracked-sources",
-                note=(
+            flag(
+                "untracked-sources",
+                (
                     f"{stats.incompleteNodes} slice node(s) also read untracked inputs "
                     "(args/env/silent); such reads make no edges, so the slice is incomplete there."
                 ),
@@ -70,9 +71,9 @@ def slice_flags(
         )
     if not has_control_deps:
         flags.append(
-            HonestyFlag(
-                flag="no-control-deps",
-                note=(
+            flag(
+                "no-control-deps",
+                (
                     "no control-dependence lookup was supplied (attach a controlDepRecorder, or "
                     "pass --control-deps): decisions that routed execution are missing from the "
                     "slice."
@@ -81,9 +82,9 @@ def slice_flags(
         )
     if not has_read_tracking:
         flags.append(
-            HonestyFlag(
-                flag="no-read-tracking",
-                note=(
+            flag(
+                "no-read-tracking",
+                (
                     "the recording has no stageReads: read-to-write edges cannot be followed, so "
                     "the slice may be just the trigger."
                 ),
@@ -91,9 +92,9 @@ def slice_flags(
         )
     if not llm_ids:
         flags.append(
-            HonestyFlag(
-                flag="no-llm-call-ids",
-                note=(
+            flag(
+                "no-llm-call-ids",
+                (
                     "no LLM-call ids (no llm_start events): no edge was weighted, the ranking is "
                     "structure-only; pass events or LLM-call ids."
                 ),
@@ -105,9 +106,9 @@ def slice_flags(
 def baseline_unstable_flag(baseline: AblationRunStats, *, restoration: bool) -> HonestyFlag:
     what = "un-restored" if restoration else "un-ablated"
     tier = "restoration" if restoration else "ablation"
-    return HonestyFlag(
-        flag="baseline-unstable",
-        note=(
+    return flag(
+        "baseline-unstable",
+        (
             f"the {what} baseline changed outcome in {baseline.flips}/{baseline.samples} seeded "
             f"reruns: the scenario is not stable, so every {tier} verdict is inconclusive."
         ),

@@ -1,4 +1,4 @@
-"""``localize``: the whole pipeline of bisect.md §0, from a recording to a ``ContextBugReport``.
+"""``localize``: the whole pipeline of bisect.md §0, from a ``Run`` to a ``ContextBugReport``.
 
 trigger (§2) → slice (§3) → D7 weights (§4) → path scores (§6.3) → classification and drafts
 (§6.1, §6.5) → semantic refinement (§6.6) → sort and cut (§6.7) → slice stats and honesty flags
@@ -13,7 +13,6 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.bisect.artifacts import Artifacts, ControlDep, artifacts_from_loaded
 from agentbisect.bisect.causal import (
     MissingContext,
     RerunOptions,
@@ -31,7 +30,9 @@ from agentbisect.bisect.suspects import ScorerFn, build_drafts, rank, refine, to
 from agentbisect.bisect.texts import Texts
 from agentbisect.bisect.weigh import EdgeWeigher
 from agentbisect.errors import UsageError
-from agentbisect.load import Loaded
+from agentbisect.honesty import dedupe
+from agentbisect.run import Run
+from agentbisect.steps import ControlDeps
 
 __all__ = ["DEFAULTS", "TriggerError", "localize"]
 
@@ -39,7 +40,7 @@ DEFAULTS = {"maxDepth": 12, "maxNodes": 80, "maxSuspects": 12, "maxTextChars": 2
 
 SCORERS: dict[str, ScorerFn] = {
     "semantic-alignment": score_influence,
-    "lexical-overlap": score_lexical_influence,  # type: ignore[dict-item]
+    "lexical-overlap": score_lexical_influence,
 }
 
 
@@ -59,55 +60,59 @@ class _Trigger:
 
 
 def _resolve_trigger(
-    art: Artifacts,
+    run: Run,
     at_step: str | None,
-    trigger: Callable[[Artifacts], str | None] | None,
+    trigger: Callable[[Run], str | None] | None,
 ) -> _Trigger:
     if at_step is not None:
         t = _Trigger(at_step, "explicit")
     elif trigger is not None:
-        step = trigger(art)
+        step = trigger(run)
         if not step:
             raise TriggerError("localize: the custom trigger returned no trigger step")
         t = _Trigger(step, "custom")
     else:
-        low = art.quality_lowest
+        low = run.quality_lowest
         if low is None:
             raise TriggerError(
                 "localize: no trigger step: pass --at-step or --at-llm, or record quality data "
                 "(a top-level `quality` map or a Quality recorder row)",
-                art.llm_call_ids,
+                run.llm_call_ids,
             )
         t = _Trigger(low.runtimeStageId, "quality", low.score)
-    if t.step not in art.log.last_idx:
+    if t.step not in run.commit_log.last_idx:
         raise TriggerError(
             f"localize: trigger step '{t.step}' is not in the commit log: name the "
             "runtimeStageId of a step that committed (see snapshot.commitLog)",
-            art.llm_call_ids,
+            run.llm_call_ids,
         )
     return t
 
 
 def localize(
-    source: Loaded | Artifacts,
+    run: Run,
     *,
     at_step: str | None = None,
-    trigger: Callable[[Artifacts], str | None] | None = None,
+    trigger: Callable[[Run], str | None] | None = None,
     embedder: Embedder | None = None,
     max_depth: int = DEFAULTS["maxDepth"],
     max_nodes: int = DEFAULTS["maxNodes"],
     max_suspects: int = DEFAULTS["maxSuspects"],
-    control_deps: Callable[[str], ControlDep | None] | None = None,
+    control_deps: ControlDeps | None = None,
     scorer: str | ScorerFn | None = None,
     classify: Callable[[ClassifyContext], list[Seed] | None] | None = None,
     shortlist: list[tuple[str, float]] | None = None,
     rerun: RerunOptions | None = None,
     missing_context: MissingContext | None = None,
+    upstream: bool = False,
 ) -> ContextBugReport:
-    """Localize a contextual bug at a trigger step; correlational unless reruns are supplied."""
-    art = source if isinstance(source, Artifacts) else artifacts_from_loaded(source)
-    if control_deps is not None:
-        art.control_deps = control_deps
+    """Localize a contextual bug at a trigger step; correlational unless reruns are supplied.
+
+    ``control_deps`` overrides the lookup recorded with the run. With ``upstream=True`` the report
+    is exactly the upstream library's (its flags only); otherwise the recording's own honesty
+    flags (``Run.flags``: several runs, unclosed ranges, dropped events …) follow upstream's.
+    """
+    deps = control_deps if control_deps is not None else run.control_deps
     emb: Embedder = embedder if embedder is not None else EmbeddingCache(MockEmbedder())
     if isinstance(scorer, str):
         if scorer not in SCORERS:
@@ -118,10 +123,10 @@ def localize(
     else:
         ranked_by, scorer_fn = "custom", scorer
 
-    trig = _resolve_trigger(art, at_step, trigger)
-    log = art.log
-    llm_ids = set(art.llm_call_ids)
-    sl = causal_chain(log, trig.step, art.keys_read, max_depth, max_nodes, art.control_deps)
+    trig = _resolve_trigger(run, at_step, trigger)
+    log = run.commit_log
+    llm_ids = set(run.llm_call_ids)
+    sl = causal_chain(log, trig.step, run.keys_read, max_depth, max_nodes, deps)
     assert sl is not None  # the trigger is in the log
     texts = Texts(log, DEFAULTS["maxTextChars"])
     weigher = EdgeWeigher(texts, llm_ids, emb)
@@ -136,9 +141,9 @@ def localize(
     stats = slice_stats(sl, max_depth, max_nodes)
     flags = slice_flags(
         stats,
-        has_control_deps=art.control_deps is not None,
-        has_read_tracking=art.has_read_tracking,
-        llm_ids=art.llm_call_ids,
+        has_control_deps=deps is not None,
+        has_read_tracking=run.has_read_tracking,
+        llm_ids=run.llm_call_ids,
     )
 
     dropped: Any = UNSET
@@ -158,6 +163,9 @@ def localize(
             flags.append(baseline_unstable_flag(baseline, restoration=False))
     if restoration_baseline is not UNSET and restoration_baseline.flips > 0:
         flags.append(baseline_unstable_flag(restoration_baseline, restoration=True))
+
+    if not upstream:
+        flags = dedupe([*flags, *run.flags])
 
     mode = "causal" if rerun is not None or any_restoration_verdict else "correlational"
     return ContextBugReport(

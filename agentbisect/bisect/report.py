@@ -12,7 +12,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from agentbisect.bisect.jsjson import js_stringify
+from agentbisect.honesty import HonestyFlag
+from agentbisect.js import js_stringify
 
 __all__ = [
     "AblationRunStats",
@@ -141,11 +142,6 @@ class SliceStats(Struct, kw_only=True):
     maxDepth: int
     maxNodes: int
     truncated: Truncated | UnsetType = UNSET
-
-
-class HonestyFlag(Struct, kw_only=True):
-    flag: str
-    note: str
 
 
 class CulpritProbe(Struct, kw_only=True):

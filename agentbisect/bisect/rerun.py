@@ -20,8 +20,8 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from agentbisect.bisect.causal import RunResult
-from agentbisect.bisect.jsjson import js_stringify
 from agentbisect.errors import ExternalCommandFailed
+from agentbisect.js import js_stringify
 
 __all__ = ["CommandRunner", "parse_answer"]
 

@@ -10,8 +10,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentbisect.bisect.artifacts import ControlDep
-from agentbisect.bisect.fold import Bundle, CommitLog
+from agentbisect.commitlog import CommitLog
+from agentbisect.schema.recording import CommitBundle as Bundle
+from agentbisect.steps import ControlDep
 
 __all__ = ["CausalEdge", "CausalNode", "Slice", "bfs_nodes", "causal_chain"]
 

@@ -16,12 +16,12 @@ from msgspec import UNSET
 from agentbisect.bisect.ablation import ablation_for_suspect
 from agentbisect.bisect.classify import ClassifyContext, Seed, default_classifier
 from agentbisect.bisect.embed import Embedder
-from agentbisect.bisect.fold import CommitLog
 from agentbisect.bisect.influence import Evidence, Scored, score_influence
 from agentbisect.bisect.paths import PathInfo, edge_path
 from agentbisect.bisect.report import EdgePathStep, Suspect, SuspectDetail
 from agentbisect.bisect.slice import CausalNode, Slice
 from agentbisect.bisect.texts import Texts
+from agentbisect.commitlog import CommitLog
 
 __all__ = ["Draft", "build_drafts", "rank", "refine"]
 
@@ -143,7 +143,7 @@ def rank(
     """Stable sort by score descending, optional shortlist reorder, then cut."""
     out = sorted(suspects, key=lambda s: -s.score)
     if shortlist:
-        recall = {}
+        recall: dict[str, float] = {}
         for sid, sc in shortlist:
             recall.setdefault(sid, sc)
 
@@ -151,13 +151,13 @@ def rank(
             d = s.detail
             if d is UNSET:
                 return None
-            if d.injectionId is not UNSET:  # type: ignore[union-attr]
-                return d.injectionId  # type: ignore[union-attr,return-value]
-            if d.toolName is not UNSET:  # type: ignore[union-attr]
-                return d.toolName  # type: ignore[union-attr,return-value]
+            if d.injectionId is not UNSET:
+                return d.injectionId
+            if d.toolName is not UNSET:
+                return d.toolName
             return None
 
         picked = [s for s in out if ident(s) in recall]
-        picked.sort(key=lambda s: -recall[ident(s)])  # type: ignore[index]
+        picked.sort(key=lambda s: -recall[ident(s) or ""])  # picked: ident is in recall
         out = picked + [s for s in out if ident(s) not in recall]
     return out[: max(0, max_suspects)]

@@ -5,8 +5,8 @@ log and are asked for repeatedly (weighing, refinement, ancestors).
 
 from __future__ import annotations
 
-from agentbisect.bisect.fold import CommitLog
-from agentbisect.bisect.jsjson import ABSENT, cap_utf16, safe_stringify
+from agentbisect.commitlog import CommitLog
+from agentbisect.js import ABSENT, cap_utf16, safe_stringify
 
 __all__ = ["MAX_TEXT_CHARS", "Texts"]
 

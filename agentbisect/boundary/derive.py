@@ -41,8 +41,8 @@ def typed_half(typed: list[TypedEvent]) -> list[bytes]:
             continue
         item: dict[str, Any] = {
             "type": ev.type,
-            "payload": {} if ev.payload is msgspec.UNSET else msgspec.json.decode(ev.payload),  # type: ignore[arg-type]
-            "meta": {} if ev.meta is msgspec.UNSET else msgspec.structs.asdict(ev.meta),  # type: ignore[arg-type]
+            "payload": {} if ev.payload is msgspec.UNSET else msgspec.json.decode(ev.payload),
+            "meta": {} if ev.meta is msgspec.UNSET else msgspec.structs.asdict(ev.meta),
         }
         item["meta"] = {k: v for k, v in item["meta"].items() if v is not msgspec.UNSET}
         dom = rec.ingest(item)
@@ -59,9 +59,9 @@ def merge_by_ts(flow: list[msgspec.Raw], flow_ts: list[Any], typed: list[bytes])
     keyed: list[tuple[float, int, int, bytes]] = []
     for i, (raw, ts) in enumerate(zip(flow, flow_ts, strict=True)):
         keyed.append((_num(ts), 0, i, bytes(raw)))
-    for i, raw in enumerate(typed):
-        ts = msgspec.json.decode(raw, type=_Ts).ts
-        keyed.append((_num(ts), 1, i, raw))
+    for i, item in enumerate(typed):
+        ts = msgspec.json.decode(item, type=_Ts).ts
+        keyed.append((_num(ts), 1, i, item))
     keyed.sort(key=lambda k: (k[0], k[1], k[2]))
     return [k[3] for k in keyed]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.boundary.js import js_truthy
+from agentbisect.js import js_truthy
 from agentbisect.schema.events import (
     SLOT_PROPS,
     ContextInjected,
@@ -118,7 +118,7 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
             g.active_node_id = None
         elif isinstance(ev, SubflowEntry):
             if ev.slotKind is not UNSET:
-                prop = SLOT_PROPS.get(ev.slotKind)  # type: ignore[arg-type]
+                prop = SLOT_PROPS.get(ev.slotKind)
                 if prop is not None:
                     slot: dict[str, Any] = {"runtimeStageId": rid}
                     if ev.payload is not UNSET:
@@ -147,7 +147,7 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
                 g.active_node_id = rid
         elif isinstance(ev, SubflowExit):
             if ev.slotKind is not UNSET:
-                prop = SLOT_PROPS.get(ev.slotKind)  # type: ignore[arg-type]
+                prop = SLOT_PROPS.get(ev.slotKind)
                 if prop is not None and prop in pending_slots and ev.payload is not UNSET:
                     pending_slots[prop]["exitPayload"] = ev.payload
             elif ev.isAgentInternal is True:
@@ -225,7 +225,7 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
                 continue
             for node in reversed(nodes):
                 if node["kind"] in _LLM_KINDS:
-                    node["tokens"] = {"in": ev.usage.input, "out": ev.usage.output}  # type: ignore[union-attr]
+                    node["tokens"] = {"in": ev.usage.input, "out": ev.usage.output}
                     node["endOffsetMs"] = t
                     break
             if ev.actorArrow == "llm→user":

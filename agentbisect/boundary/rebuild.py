@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from agentbisect.boundary.index import (
     CommitRangeIndex,
@@ -81,16 +81,16 @@ def label_for(ev: RunEntry | SubflowEntry | CompositionStart) -> Label:
     ts = ev.ts if ev.ts is not UNSET else 0
     rid = ev.runtimeStageId if isinstance(ev.runtimeStageId, str) else ""
     if isinstance(ev, RunEntry):
-        return RunLabel(runtimeStageId=rid, subflowPath=path, depth=depth, ts=ts)  # type: ignore[arg-type]
+        return RunLabel(runtimeStageId=rid, subflowPath=path, depth=depth, ts=ts)
     if isinstance(ev, SubflowEntry):
         return SubflowLabel(
             runtimeStageId=rid,
             subflowPath=path,
-            depth=depth,  # type: ignore[arg-type]
-            ts=ts,  # type: ignore[arg-type]
+            depth=depth,
+            ts=ts,
             subflowId=ev.subflowId,  # type: ignore[arg-type]
-            localSubflowId=ev.localSubflowId if ev.localSubflowId is not UNSET else "",  # type: ignore[arg-type]
-            subflowName=ev.subflowName if ev.subflowName is not UNSET else "",  # type: ignore[arg-type]
+            localSubflowId=ev.localSubflowId if ev.localSubflowId is not UNSET else "",
+            subflowName=ev.subflowName if ev.subflowName is not UNSET else "",
             description=ev.description,
             primitiveKind=ev.primitiveKind,
             slotKind=ev.slotKind,
@@ -99,10 +99,10 @@ def label_for(ev: RunEntry | SubflowEntry | CompositionStart) -> Label:
     return CompositionLabel(
         runtimeStageId=rid,
         subflowPath=path,
-        depth=depth,  # type: ignore[arg-type]
-        ts=ts,  # type: ignore[arg-type]
-        compositionKind=ev.kind if ev.kind is not UNSET else "",  # type: ignore[arg-type]
-        compositionName=ev.name if ev.name is not UNSET else "",  # type: ignore[arg-type]
+        depth=depth,
+        ts=ts,
+        compositionKind=ev.kind if ev.kind is not UNSET else "",
+        compositionName=ev.name if ev.name is not UNSET else "",
     )
 
 
@@ -164,9 +164,7 @@ def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBui
         build.range_events = {}
         return build
     build.unclosed = [r.label.runtimeStageId for r in index.all() if not r.closed]
-    build.phantoms = sum(
-        1
-        for r in index.all()
-        if r.closed and r.endIdx < r.startIdx  # type: ignore[operator]
+    build.phantoms = len(
+        [r for r in index.all() if not isinstance(r.endIdx, UnsetType) and r.endIdx < r.startIdx]
     )
     return build

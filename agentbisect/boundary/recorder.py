@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 from agentbisect.boundary.embeddings import summarize_embeddings
 from agentbisect.boundary.index import CommitRangeIndex, Token
-from agentbisect.boundary.js import js_truthy
 from agentbisect.boundary.lean import lean_events
 from agentbisect.boundary.rebuild import ROOT_KEY, label_for
+from agentbisect.js import js_truthy
 from agentbisect.schema.events import CompositionStart, RunEntry, SubflowEntry
 from agentbisect.schema.recording import BOUNDARY_ROW_NAME
 
@@ -450,7 +450,7 @@ class BoundaryRecorder:
         meta = typed.get("meta")
         meta = meta if isinstance(meta, Mapping) else {}
         pos = self._sample()
-        rid = meta.get("runtimeStageId")
+        rid: Any = meta.get("runtimeStageId")  # copied as recorded (JS: any truthy value)
         rid = rid if js_truthy(rid) else ""
         sub = meta.get("subflowPath")
         path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]

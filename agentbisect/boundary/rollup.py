@@ -77,9 +77,9 @@ class EventColumns:
                 # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
                 if ev.usage is not UNSET:
                     u = ev.usage
-                    tok_in[i] = u.input  # type: ignore[union-attr]
-                    tok_out[i] = u.output  # type: ignore[union-attr]
-                    ints = ints and isinstance(u.input, int) and isinstance(u.output, int)  # type: ignore[union-attr]
+                    tok_in[i] = u.input
+                    tok_out[i] = u.output
+                    ints = ints and isinstance(u.input, int) and isinstance(u.output, int)
             elif isinstance(ev, LoopIteration):
                 kind[i] = _K_LOOP
             else:
@@ -123,10 +123,10 @@ def _aggregate(
     tokens, llm, tool, loops = cols.fold(entry.path)
     agg = BoundaryAggregate(
         runtimeStageId=entry.runtimeStageId,  # type: ignore[arg-type]
-        subflowId=entry.subflowId if entry.subflowId is not UNSET else "",  # type: ignore[arg-type]
+        subflowId=entry.subflowId if entry.subflowId is not UNSET else "",
         subflowPath=entry.path,
         primitiveKind=entry.primitiveKind if entry.primitiveKind else UNSET,
-        label=entry.subflowName if entry.subflowName is not UNSET else "",  # type: ignore[arg-type]
+        label=entry.subflowName if entry.subflowName is not UNSET else "",
         tokens=tokens,
         llmCalls=llm,
         toolCalls=tool,

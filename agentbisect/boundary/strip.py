@@ -117,7 +117,7 @@ def build_groups(index: CommitRangeIndex) -> list[Group]:
 def _overlap(a: Group, b: Group) -> bool:
     a_end = a.closesAtCommitIdx if a.closesAtCommitIdx is not UNSET else float("inf")
     b_end = b.closesAtCommitIdx if b.closesAtCommitIdx is not UNSET else float("inf")
-    return a.opensAtCommitIdx <= b_end and b.opensAtCommitIdx <= a_end  # type: ignore[operator]
+    return a.opensAtCommitIdx <= b_end and b.opensAtCommitIdx <= a_end
 
 
 def build_strip(groups: list[Group], drill: str | None = None) -> list[Stop]:
@@ -128,7 +128,7 @@ def build_strip(groups: list[Group], drill: str | None = None) -> list[Stop]:
     children: dict[str | None, list[Group]] = {}
     for g in groups:
         key = g.parentGroupId if g.parentGroupId is not UNSET else None
-        children.setdefault(key, []).append(g)  # type: ignore[arg-type]
+        children.setdefault(key, []).append(g)
     if drill is not None:
         top = by_id.get(drill)
         if top is None:
@@ -205,6 +205,6 @@ def _end(g: Group, word: str, depth: int, stops: list[Stop]) -> None:
                 label=f"{g.name} · {word}",
                 kind="group-end",
                 depth=depth,
-                commitIdx=g.closesAtCommitIdx,  # type: ignore[arg-type]
+                commitIdx=g.closesAtCommitIdx,
             )
         )

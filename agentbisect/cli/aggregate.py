@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT
-from agentbisect.errors import UsageError
+from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.render.formats import ReportFormat
 
 # Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
 # every command and `--help`, and CI runs it thousands of times.
@@ -24,6 +22,7 @@ def aggregate(
     drill: str | None = typer.Option(
         None, "--drill", help="Show the step strip inside this group (a runtimeStageId)."
     ),
+    fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
 ) -> None:
@@ -35,43 +34,10 @@ def aggregate(
     counts loop back-edges under the boundary's path (0 on real recordings, whose loop events
     carry the root path).
     """
+    from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.cli.common import load_run
-    from agentbisect.render.console import write_json
+    from agentbisect.render import get_renderer
 
+    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
     run = load_run(file, verbose)
-    if drill is not None and not any(g.runtimeGroupId == drill for g in run.groups):
-        raise UsageError(f"--drill {drill!r}: no such group in the boundary index")
-    if as_json:
-        doc: dict[str, Any] = {
-            "source": run.source(),
-            "run": run.run_row,
-            "aggregates": run.aggregates,
-            "index": run.index.all(),
-            "strip": run.step_strip(drill),
-            "honestyFlags": run.flags,
-        }
-        write_json(doc)
-        return
-    from agentbisect.render.aggregate import (
-        flags_block,
-        hidden_internal,
-        index_tree,
-        rollup_table,
-        strip_table,
-    )
-    from agentbisect.schema.events import SubflowEntry
-
-    internal = {
-        e.runtimeStageId
-        for e in run.events
-        if isinstance(e, SubflowEntry) and e.isAgentInternal is True
-    }
-    aggs = run.aggregates
-    rollup_table(run.run_row, aggs, hidden_internal(aggs, internal), show_all)  # type: ignore[arg-type]
-    ranges = run.index.all()
-    parents = {
-        g.runtimeGroupId: g.parentGroupId for g in run.groups if isinstance(g.parentGroupId, str)
-    }
-    index_tree(ranges, parents, None if show_all else 60)
-    strip_table(run.step_strip(drill))
-    flags_block(run.flags)
+    get_renderer(name).render(aggregate_run(run, show_all=show_all, drill=drill))

@@ -8,12 +8,56 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
+
+try:  # recent typer vendors click; older typer uses click itself
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from agentbisect.errors import AgentbisectError
 from agentbisect.render.console import flush_stdout, silence_stdout
-from agentbisect.render.text import clean
+from agentbisect.render.safetext import clean
+
+
+class AfpGroup(TyperGroup):
+    """The ``afp`` group: a usage error (bad option, bad choice) is one line and exit 2, like
+    every other error; the reader leaving a pipe early is not an error (exit 0)."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click_errors.NoArgsIsHelpError as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click_errors.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "afp"
+            message = exc.format_message().replace("Value error, ", "")  # pydantic noise
+            _say(f"{message} (see '{where} --help')")
+            sys.exit(exc.exit_code)
+        except click_errors.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            _say("aborted")
+            sys.exit(1)
+        except BrokenPipeError:
+            silence_stdout()
+            sys.exit(0)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
 
 app = typer.Typer(
+    cls=AfpGroup,
     name="afp",
     help="Forensics for recorded agentfootprint agent runs (events, rollups, context bisect).",
     no_args_is_help=True,

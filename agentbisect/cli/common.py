@@ -1,10 +1,10 @@
-"""Small helpers the command modules share: loading with --verbose, flag printing."""
+"""Small helpers the command modules share: loading a run with --verbose."""
 
 from __future__ import annotations
 
 import sys
 
-from agentbisect.render.text import clean
+from agentbisect.render.safetext import clean
 from agentbisect.run import Run, open_run
 
 
@@ -24,9 +24,3 @@ def load_run(path: str, verbose: bool) -> Run:
 
 def _err(line: str) -> None:
     sys.stderr.write(clean(line) + "\n")
-
-
-def warn_flags(run: Run) -> None:
-    """Honesty flags on stderr, one plain line each (stdout carries a machine-readable stream)."""
-    for f in run.flags:
-        _err(f"afp: ! {f.flag} — {f.note}")

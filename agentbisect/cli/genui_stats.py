@@ -8,20 +8,17 @@ the command, and only the commands that use them pay for them.
 from __future__ import annotations
 
 import math
-import sys
 from typing import TYPE_CHECKING
 
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT
+from agentbisect.cli.options import JSON_OPT, format_option, pick_format
 from agentbisect.errors import GateTripped, UsageError
+from agentbisect.render.formats import ReportFormat
 
 if TYPE_CHECKING:
-    from agentbisect.genui.columns import Columns
     from agentbisect.schema.genui import GenuiStats
-
-MAX_WARNINGS = 20  # one line per inconsistent row, up to this many, then a count
 
 
 @app.command("genui-stats")
@@ -56,6 +53,7 @@ def genui_stats(
     to_day: str | None = typer.Option(
         None, "--to", metavar="YYYY-MM-DD", help="Last UTC day to include (inclusive)."
     ),
+    fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
     as_json: bool = JSON_OPT,
     scrub: bool = typer.Option(
         False,
@@ -84,24 +82,15 @@ def genui_stats(
     it prints the GenuiStats document with keys in the upstream order.
     """
     _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
-    from agentbisect.genui.columns import dedupe_last_wins, range_mask
-    from agentbisect.genui.summary import summarize_columns
+    from agentbisect.genui.stats import genui_stats as compute
+    from agentbisect.render import get_renderer
 
-    source, cols = _read(file, db, table, query)
-    cols = cols.take(dedupe_last_wins(cols))
-    if from_day is not None or to_day is not None:
-        cols = cols.take(range_mask(cols, from_day, to_day))
-    _warn_inconsistent(source, cols)
-    stats = summarize_columns(cols, scrub=scrub)
-    if as_json:
-        from agentbisect.render.console import write_json
-
-        write_json(stats)
-    else:
-        from agentbisect.render.genui import print_tables
-
-        print_tables(stats, source=source, from_day=from_day, to_day=to_day)
-    _gates(stats, min_first_try_rate, max_failed)
+    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    result = compute(
+        file, db=db, table=table, query=query, from_day=from_day, to_day=to_day, scrub=scrub
+    )
+    get_renderer(name).render(result)
+    _gates(result.stats, min_first_try_rate, max_failed)
 
 
 def _check_options(
@@ -136,42 +125,6 @@ def _check_options(
         raise UsageError(f"--min-first-try-rate {min_rate}: expected a rate between 0 and 1")
     if max_failed is not None and max_failed < 0:
         raise UsageError(f"--max-failed {max_failed}: expected a count ≥ 0")
-
-
-def _read(
-    file: str | None, db: str | None, table: str | None, query: str | None
-) -> tuple[str, Columns]:
-    """``(source for messages, columns of every row)``, read chunk by chunk."""
-    if db is not None:
-        from agentbisect.genui.db import read_db_columns, redact
-
-        return redact(db), read_db_columns(db, table, query)
-    from agentbisect.genui.load import load_columns
-
-    assert file is not None
-    return load_columns(file)
-
-
-def _warn_inconsistent(source: str, cols: Columns) -> None:
-    """Spec §1: inconsistent rows are counted by validity, and each gets a stderr warning."""
-    from agentbisect.genui.columns import describe_inconsistency, inconsistent
-    from agentbisect.render.text import clean
-
-    bad = inconsistent(cols)
-    if bad.size == 0:
-        return
-    for i in bad[:MAX_WARNINGS].tolist():
-        sys.stderr.write(
-            clean(
-                f"afp: warning: {source}: toolCallId {cols.tool_call_id(i)!r}: "
-                f"{describe_inconsistency(cols, i)} (kept; counted by validity)"
-            )
-            + "\n"
-        )
-    if bad.size > MAX_WARNINGS:
-        sys.stderr.write(
-            f"afp: warning: {source}: … and {bad.size - MAX_WARNINGS} more inconsistent rows\n"
-        )
 
 
 def _gates(stats: GenuiStats, min_rate: float | None, max_failed: int | None) -> None:

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
+from enum import Enum
+from typing import Any
+
 import typer
 
-FILE_ARG = typer.Argument(..., help="Recording file (JSON or gzip JSON), or - for stdin.")
-JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of tables.")
+from agentbisect.errors import UsageError
+
+FILE_ARG = typer.Argument(
+    ..., metavar="FILE", help="Recording file (JSON or gzip JSON), or - for stdin."
+)
+JSON_OPT = typer.Option(False, "--json", help="Shorthand for --format json.")
 VERBOSE_OPT = typer.Option(False, "--verbose", "-v", help="Say which shape was read, on stderr.")
+
+
+def format_option(enum: type[Enum], default_help: str) -> Any:
+    return typer.Option(
+        None, "--format", "-f", case_sensitive=False, help=f"Output format. {default_help}"
+    )
+
+
+def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str) -> str:
+    """The format name from ``--format`` or one shorthand flag (``--json``), never both."""
+    if fmt is not None and shorthand is not None and fmt.value != shorthand:
+        raise UsageError(f"give --format or {flag}, not both")
+    if fmt is not None:
+        return str(fmt.value)
+    return shorthand if shorthand is not None else default

@@ -163,7 +163,8 @@ def _decode_array(name: str, data: bytes) -> list[GenuiCallRow]:
 
 def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
     """Decode a JSON array or JSON Lines of rows; the first non-blank byte decides (spec §1)."""
-    data, shape = _shape(name, data)
+    shaped, shape = _shape(name, data)
+    data = shaped if isinstance(shaped, bytes) else bytes(shaped)  # bytes in, bytes out
     if shape is None:
         return []
     if shape == "array":

@@ -1,1 +1,65 @@
-"""Importers: one module per input format, each sniffing its format and converting it into a recording."""
+"""Input formats. Each module here is one importer (``importers.base.Importer``): it sniffs its
+format and converts it into the canonical recording every command reads.
+
+``IMPORTERS`` is the registry, tried in order by ``importer_for``; the recording importer accepts
+any JSON object or array, so it comes last. A new format (OTLP JSON, OTel console dumps, chat
+transcripts …) is one new module with ``NAME``, ``LABEL``, ``sniff`` and ``convert``, plus one
+line here. Importers are imported only when sniffed, so a heavy one costs nothing to the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import cast
+
+from agentbisect.importers.base import Conversion, Importer
+from agentbisect.load import Loaded
+
+__all__ = ["IMPORTERS", "Conversion", "Importer", "import_bytes", "importer_for", "shape_label"]
+
+IMPORTERS: list[str] = [
+    "agentbisect.importers.capture",
+    "agentbisect.importers.recording",  # the fallback: any JSON object or array; keep it last
+]
+
+
+def _module(path: str) -> Importer:
+    return cast(Importer, importlib.import_module(path))
+
+
+def importer_for(data: bytes) -> Importer | None:
+    """The first registered importer whose ``sniff`` accepts ``data``."""
+    for path in IMPORTERS:
+        imp = _module(path)
+        if imp.sniff(data):
+            return imp
+    return None
+
+
+def import_bytes(name: str, data: bytes, compressed: bool = False) -> Loaded:
+    """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from."""
+    from agentbisect.importers import recording
+
+    imp = importer_for(data)
+    if imp is None or imp is cast(Importer, recording):
+        # Not JSON-ish at all still goes to the recording importer, which names the JSON error.
+        return recording.load(name, data, compressed)
+    conv = imp.convert(name, data)
+    loaded = recording.load(name, conv.data, compressed)
+    loaded.shape = imp.NAME
+    loaded.size = len(data)
+    loaded.warnings[:0] = conv.notes
+    return loaded
+
+
+def shape_label(shape: str) -> str:
+    """How messages name a shape or format (``Loaded.shape``)."""
+    from agentbisect.importers import recording
+
+    if shape in recording.SHAPES:
+        return recording.SHAPES[shape]
+    for path in IMPORTERS:
+        imp = _module(path)
+        if shape == imp.NAME:
+            return imp.LABEL
+    return shape

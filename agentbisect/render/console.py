@@ -42,7 +42,7 @@ def stderr_is_terminal() -> bool:
         return False
 
 
-def _binary_stdout():  # type: ignore[no-untyped-def]
+def _binary_stdout():
     return getattr(sys.stdout, "buffer", None)
 
 

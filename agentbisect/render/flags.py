@@ -1,20 +1,40 @@
-"""Render honesty flags and warnings the same way in every command's terminal output."""
+"""The one rendering of honesty flags: ``⚠ [name] note`` — styled in tables, plain on stderr.
+
+Every command's terminal output uses these (the bisect text rendering writes the same form,
+which is upstream's).
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.text import Text
+from agentbisect.honesty import HonestyFlag
+from agentbisect.render.safetext import clean, safe
 
-from agentbisect.render.text import safe
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 
-def print_flags(console: Console, flags: Sequence[object], title: str = "honesty") -> None:
-    """One line per flag: ``! name — note``; nothing when there are none."""
+def flag_line(f: HonestyFlag) -> str:
+    return f"⚠ [{f.flag}] {f.note}"
+
+
+def flag_text(f: HonestyFlag) -> Text:
+    line = safe(f"⚠ [{f.flag}] ", "bold yellow")
+    line.append_text(safe(f.note))
+    return line
+
+
+def print_flags(console: Console, flags: Sequence[HonestyFlag]) -> None:
+    """One styled line per flag; nothing when there are none."""
     for f in flags:
-        line = Text("! ", style="bold yellow")
-        line.append(safe(getattr(f, "flag", ""), "bold yellow"))
-        line.append(" — ")
-        line.append(safe(getattr(f, "note", "")))
-        console.print(line)
+        console.print(flag_text(f))
+
+
+def stderr_flags(flags: Sequence[HonestyFlag]) -> None:
+    """One plain line per flag on stderr (when stdout carries a machine-readable stream)."""
+    for f in flags:
+        sys.stderr.write(clean("afp: " + flag_line(f)) + "\n")

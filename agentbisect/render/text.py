@@ -1,42 +1,153 @@
-"""Terminal-safe text: recorded strings are untrusted, so they become plain rich Text, scrubbed."""
+"""The ``text`` renderer: upstream's ``formatContextBugReport`` (bisect.md §9.3), line for line.
+
+Structural tokens, separators and number formats (JS ``toFixed``, ``Number::toString``) are the
+contract; the fixed sentences are our own words.
+"""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING
+from msgspec import UNSET
 
-if TYPE_CHECKING:
-    from rich.text import Text
+from agentbisect.bisect.report import AblationRunStats, EdgePathStep, Suspect
+from agentbisect.bisect.result import BisectResult, SuspectView
+from agentbisect.js import js_number, to_fixed
+from agentbisect.render import Unsupported
+from agentbisect.render.console import write_bytes
 
-# ANSI/VT escape sequences (CSI, OSC, single-char escapes) and every C0/C1 control except tab and
-# newline. A recording could otherwise move the cursor, retitle the terminal or hide lines.
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, terminated by BEL or ST
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS/SOS/PM/APC strings
-    r"|\x1b[@-Z\\-_]"  # other 2-byte escapes
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+__all__ = ["format_report", "hop_text", "render", "score_text"]
+
+MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
+MODE_CORRELATIONAL = (
+    "mode: CORRELATIONAL — ranking only; every score is an embedding-geometry proxy; "
+    "no causal claim is made"
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+FOOTER = (
+    "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
+    "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
+)
 
 
-def clean(value: object, *, keep_newlines: bool = False) -> str:
-    """Return ``value`` as a string with escape sequences and control characters removed."""
-    s = value if isinstance(value, str) else str(value)
-    s = _ESCAPES.sub("", s)
-    if not keep_newlines:
-        s = s.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " ")
-    return _CONTROLS.sub("", s)
+def f3(x: float) -> str:
+    return to_fixed(x, 3)
 
 
-def safe(value: object, style: str = "", *, keep_newlines: bool = False) -> Text:
-    """A rich ``Text`` holding ``value`` verbatim (never parsed as markup), scrubbed of controls."""
-    from rich.text import Text  # imported here so that JSON-only runs never load rich
+def hop_text(h: EdgePathStep) -> str:
+    key = h.key if h.key is not UNSET else None
+    if h.kind == "control":
+        link = f"[control: {key}]" if key else "[control]"
+    else:
+        link = key if key is not None else "data"
+    w = f" {f3(h.weight)}" if h.weight != 1 else ""
+    return f"←({link}{w})— {h.to}"
 
-    return Text(clean(value, keep_newlines=keep_newlines), style=style)
+
+def score_text(s: Suspect) -> str:
+    if s.semanticScore is not UNSET:
+        return f"{f3(s.score)} (path {f3(s.structuralScore)} × content {f3(s.semanticScore)})"
+    return f"{f3(s.score)} (path only — no content signal, so the score is an upper bound)"
 
 
-def shorten(value: object, width: int = 60) -> str:
-    """One clean line of at most ``width`` characters, with an ellipsis when cut."""
-    s = clean(value)
-    return s if len(s) <= width else s[: max(0, width - 1)] + "…"
+def _runs_line(r: AblationRunStats, restore: bool = False) -> str:
+    sim = r.similarity
+    if restore:
+        return (
+            f"    runs: {r.flips}/{r.samples} flipped on restore · similarity to original "
+            f"{f3(sim.mean)} ± {f3(sim.stdev)}"
+        )
+    return (
+        f"    runs: {r.flips}/{r.samples} flipped · similarity to original {f3(sim.mean)} ± "
+        f"{f3(sim.stdev)} [{f3(sim.min)}, {f3(sim.max)}]"
+    )
+
+
+def _cost_line(s: Suspect, view: SuspectView) -> str:
+    c = s.cost
+    if c.reducedCostOnRemoval:  # type: ignore[union-attr]
+        body = (
+            f"REDUCED on removal — −{js_number(c.loopsSaved)} loop(s), "  # type: ignore[union-attr]
+            f"−{js_number(c.tokensSaved)} tok (beats placebo, stable)"  # type: ignore[union-attr]
+        )
+    else:
+        ls = c.loopsSaved  # type: ignore[union-attr]
+        sign = "−" if ls >= 0 else "+"
+        body = f"no cost effect (loops {sign}{js_number(abs(ls))}"
+        if not c.stable:  # type: ignore[union-attr]
+            body += "; no placebo band or unstable"
+        body += ")"
+    return f"    cost: {body} → class: {view.cost_class}"
+
+
+def _baseline(name: str, b: AblationRunStats) -> str:
+    return (
+        f"baseline ({name}): {b.flips}/{b.samples} flipped · similarity "
+        f"{f3(b.similarity.mean)} ± {f3(b.similarity.stdev)}"
+    )
+
+
+def render(result: object) -> None:
+    if not isinstance(result, BisectResult):
+        raise Unsupported(f"no text rendering for {type(result).__name__}")
+    write_bytes((format_report(result) + "\n").encode("utf-8", "surrogatepass"))
+
+
+def format_report(result: BisectResult) -> str:
+    """The report as upstream's ``formatContextBugReport`` lays it out."""
+    r = result.report
+    lines: list[str] = []
+    trig = r.triggerSource
+    if r.triggerScore is not UNSET:
+        trig += f", score {to_fixed(r.triggerScore, 2)}"
+    step_name = r.stepName if r.stepName is not UNSET else "undefined"
+    lines.append(f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})')
+    causal = r.mode == "causal"
+    mode = MODE_CAUSAL if causal else MODE_CORRELATIONAL
+    if r.rankedBy:
+        mode += f" — ranked by {r.rankedBy}"
+    lines.append(mode)
+    st = r.sliceStats
+    lines.append(
+        f"slice: {st.nodes} nodes · {st.dataEdges} data edges · {st.controlEdges} control edges · "
+        f"{st.weightedEdges} influence-weighted"
+    )
+    lines.append("")
+    lines.append(f"SUSPECTS ({len(r.suspects)}, ranked by correlational proxy score):")
+    for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True)):
+        name = s.stageName if s.stageName is not UNSET else "undefined"
+        lines.append(f'{i + 1:>2}. [{view.label}] at {s.source} "{name}" — score {score_text(s)}')
+        if s.edgePath:
+            lines.append(
+                f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
+            )
+        if s.verdict is not UNSET and s.runs is not UNSET:
+            lines.append(f"    verdict: {s.verdict.claim}")
+            lines.append(_runs_line(s.runs))
+            if s.cost is not UNSET:
+                lines.append(_cost_line(s, view))
+        elif not causal:
+            lines.append(
+                "    verdict: (none — correlational ranking only; supply an AblationRunner to "
+                "test causally)"
+            )
+    if r.dropped is not UNSET and r.dropped:
+        lines.append("")
+        lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
+        for i, c in enumerate(r.dropped):
+            lines.append(f"{i + 1:>2}. [dropped '{c.id}']")
+            if c.verdict is not UNSET and c.runs is not UNSET:
+                lines.append(f"    verdict: {c.verdict.claim}")
+                lines.append(_runs_line(c.runs, restore=True))
+            else:
+                lines.append("    verdict: (none — candidate only; supply a restoration runner)")
+    if r.baseline is not UNSET:
+        lines.append("")
+        lines.append(_baseline("no ablation", r.baseline))
+    if r.restorationBaseline is not UNSET:
+        lines.append(_baseline("no restoration", r.restorationBaseline))
+    if r.honestyFlags:
+        lines.append("")
+        lines.append("HONESTY:")
+        for fl in r.honestyFlags:
+            lines.append(f"⚠ [{fl.flag}] {fl.note}")
+    lines.append("")
+    lines.append(FOOTER)
+    return "\n".join(lines)

@@ -8,7 +8,7 @@ most analyses, and decoding it lazily keeps large recordings cheap.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from msgspec import UNSET, Raw, Struct, UnsetType
 
@@ -31,13 +31,13 @@ class _Event(Struct, tag_field="type", kw_only=True, omit_defaults=True):
     def type(self) -> str:
         """The event's type string (the union tag), so every event — ``OtherEvent`` too — has
         a ``.type``."""
-        return self.__struct_config__.tag  # type: ignore[attr-defined, no-any-return]
+        return cast(str, self.__struct_config__.tag)  # every tag in these unions is a str
 
     @property
     def path(self) -> list[str]:
         """The stored subflow path (never re-derived from the id), ``["__root__"]`` if absent."""
         p = self.subflowPath
-        return ["__root__"] if p is UNSET else p  # type: ignore[return-value]
+        return ["__root__"] if p is UNSET else p
 
 
 class RunEntry(_Event, tag="run.entry"):
@@ -199,10 +199,7 @@ KnownEvent = (
 
 DomainEvent = KnownEvent | OtherEvent
 
-KNOWN_TYPES: frozenset[str] = frozenset(
-    cls.__struct_config__.tag  # type: ignore[attr-defined]
-    for cls in KnownEvent.__args__  # type: ignore[attr-defined]
-)
+KNOWN_TYPES: frozenset[str] = frozenset(cls.__struct_config__.tag for cls in KnownEvent.__args__)
 
 # How slot kinds (``slotKind``) are named as step-graph / read-helper properties.
 SLOT_PROPS: dict[str, str] = {

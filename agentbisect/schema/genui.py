@@ -26,11 +26,11 @@ Outcome = Literal["ok", "error"]
 Validity = Literal["first_try", "retried", "failed"]
 
 # gc=False: rows hold only scalars and strings (no reference cycles possible), and a million
-# GC-tracked objects would make the collector rescan them repeatedly while decoding.
-_ROW_OPTIONS = {"kw_only": True, "rename": "camel", "gc": False}
+# GC-tracked objects would make the collector rescan them repeatedly while decoding. (The options
+# are written out, not splatted from a dict, so that type checkers see kw_only.)
 
 
-class RecordGenuiCallInput(msgspec.Struct, **_ROW_OPTIONS):  # type: ignore[call-arg]
+class RecordGenuiCallInput(msgspec.Struct, kw_only=True, rename="camel", gc=False):
     """One UI tool call as the loop records it (spec §1, seed ``RecordGenuiCallInput``).
 
     Optional fields accept ``null`` as absent: database rows carry NULL for them, and spec §1
@@ -62,7 +62,7 @@ class RecordGenuiCallInput(msgspec.Struct, **_ROW_OPTIONS):  # type: ignore[call
     payload: str | None = None
 
 
-class GenuiCallRow(RecordGenuiCallInput, **_ROW_OPTIONS):  # type: ignore[call-arg]
+class GenuiCallRow(RecordGenuiCallInput, kw_only=True, rename="camel", gc=False):
     """A stored call: ``RecordGenuiCallInput`` plus ``createdAt`` (RFC 3339 with an offset)."""
 
     created_at: AwareDatetime
@@ -85,7 +85,7 @@ class GenuiCallRowTuple(GenuiCallRow, array_like=True):
 _OUT_OPTIONS = {"rename": "camel"}
 
 
-class GenuiTotals(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiTotals(msgspec.Struct, **_OUT_OPTIONS):
     calls: int
     turns: int
     first_attempts: int
@@ -98,7 +98,7 @@ class GenuiTotals(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
     cost_usd: float | None
 
 
-class GenuiToolModelRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiToolModelRow(msgspec.Struct, **_OUT_OPTIONS):
     """First-try success for one tool and model (grouped by tool, model and mode)."""
 
     tool_name: str
@@ -113,7 +113,7 @@ class GenuiToolModelRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-ar
     cost_usd: float | None
 
 
-class GenuiErrorRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiErrorRow(msgspec.Struct, **_OUT_OPTIONS):
     category: str
     message: str
     tool_name: str
@@ -121,7 +121,7 @@ class GenuiErrorRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
     last_at: str
 
 
-class GenuiDayRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiDayRow(msgspec.Struct, **_OUT_OPTIONS):
     day: str
     calls: int
     turns: int
@@ -131,14 +131,14 @@ class GenuiDayRow(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
     first_try_rate: float | None
 
 
-class GenuiCostPerTurn(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiCostPerTurn(msgspec.Struct, **_OUT_OPTIONS):
     turns: int
     avg_usd: float | None
     p50_usd: float | None
     p95_usd: float | None
 
 
-class GenuiLatency(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiLatency(msgspec.Struct, **_OUT_OPTIONS):
     """Spec §4.6: upstream ``Latency`` was not found; ``count`` + nearest-rank p50/p95."""
 
     count: int
@@ -146,12 +146,12 @@ class GenuiLatency(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
     p95_ms: float | None
 
 
-class GenuiLatencyPair(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiLatencyPair(msgspec.Struct, **_OUT_OPTIONS):
     first_frame: GenuiLatency
     complete: GenuiLatency
 
 
-class GenuiStats(msgspec.Struct, **_OUT_OPTIONS):  # type: ignore[call-arg]
+class GenuiStats(msgspec.Struct, **_OUT_OPTIONS):
     """What the dashboard's Generative UI page shows (seed ``GenuiStats``)."""
 
     totals: GenuiTotals

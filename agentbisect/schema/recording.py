@@ -68,24 +68,33 @@ class Snapshot(Struct, kw_only=True):
     observerStats: Raw | UnsetType = UNSET
 
 
-class TraceEntry(Struct, kw_only=True, omit_defaults=True):
+class TraceEntry(Struct, kw_only=True):
+    """One write of a commit bundle: the trace path and its verb (set, merge, delete …)."""
+
     path: str
-    verb: str
-    readKeys: list[str] | UnsetType = UNSET
+    verb: str = "set"
 
 
-class CommitBundle(Struct, kw_only=True, omit_defaults=True):
-    """One commit-log row (recording.md §1.4). Values stay raw until a key is folded."""
+class CommitBundle(Struct, kw_only=True):
+    """One commit-log row (recording.md §1.4), as the localizer reads it; values stay raw until
+    a key is folded."""
 
-    idx: int | UnsetType = UNSET
+    runtimeStageId: str = ""
     stage: str | UnsetType = UNSET
     stageId: str | UnsetType = UNSET
-    runtimeStageId: str = ""
     trace: list[TraceEntry] = []
-    redactedPaths: list[str] | UnsetType = UNSET
-    overwrite: dict[str, Raw] = {}
-    updates: dict[str, Raw] = {}
-    untrackedSources: list[str] | UnsetType = UNSET
+    overwrite: Raw | UnsetType = UNSET
+    updates: Raw | UnsetType = UNSET
+    untrackedSources: list[str] | UnsetType | None = UNSET
+
+
+class TreeNode(Struct, kw_only=True):
+    """The part of an execution-tree node (recording.md §1.3) that says which keys a step read."""
+
+    runtimeStageId: Any = UNSET
+    stageReads: dict[str, Raw] | UnsetType | None = UNSET
+    children: list[TreeNode] | UnsetType | None = UNSET
+    next: TreeNode | UnsetType | None = UNSET
 
 
 class TypedMeta(Struct, kw_only=True, omit_defaults=True):

@@ -1,4 +1,4 @@
-"""ECMAScript-compatible text primitives (bisect.md §4.3, §9.1, §9.3).
+"""JavaScript value semantics, in one place: truthiness, key order, numbers, JSON text (bisect.md §4.3, §9.1, §9.3).
 
 Every text the localizer embeds is ``JSON.stringify`` output built by JavaScript, so the mock
 embedder only reproduces upstream scores when our strings are byte-identical: JS object key order,
@@ -15,6 +15,8 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from msgspec import UNSET
+
 __all__ = [
     "ABSENT",
     "Absent",
@@ -22,6 +24,7 @@ __all__ = [
     "js_key_order",
     "js_number",
     "js_stringify",
+    "js_truthy",
     "safe_stringify",
     "to_fixed",
     "utf16_len",
@@ -246,3 +249,18 @@ def to_fixed(x: float, digits: int) -> str:
     if x == 0 or (s.startswith("-") and not (x < 0)):
         s = s.lstrip("-")  # (-0).toFixed(3) is "0.000"
     return s
+
+
+def js_truthy(value: object) -> bool:
+    """JavaScript truthiness: ``""``, ``0``, ``NaN``, ``false``, ``null`` and absent are falsy;
+    ``[]`` and ``{}`` are truthy (unlike Python's ``bool``). Upstream's conditional copying
+    depends on it."""
+    if value is None or value is UNSET:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    if isinstance(value, str):
+        return value != ""
+    return True

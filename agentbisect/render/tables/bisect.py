@@ -1,4 +1,4 @@
-"""Render an ``afp bisect`` report (a ``ContextBugReport``) as terminal panels, tables and trees.
+"""An ``afp bisect`` result as terminal panels, tables and trees.
 
 Only imported when a report is printed for a terminal, so rich and the bisect library are
 imported at the top here; ``--json`` and ``--format text`` never load this module.
@@ -12,13 +12,13 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.ablation import suspect_label
-from agentbisect.bisect.causal import classify_suspect
-from agentbisect.bisect.jsjson import to_fixed
-from agentbisect.bisect.render_text import hop_text
-from agentbisect.bisect.report import AblationRunStats, ContextBugReport
+from agentbisect.bisect.report import AblationRunStats
+from agentbisect.bisect.result import BisectResult
+from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
-from agentbisect.render.text import safe
+from agentbisect.render.flags import flag_text
+from agentbisect.render.safetext import safe
+from agentbisect.render.text import hop_text
 
 
 def stats_text(b: AblationRunStats) -> str:
@@ -30,8 +30,9 @@ def stats_text(b: AblationRunStats) -> str:
     )
 
 
-def render_report(r: ContextBugReport) -> None:
+def render_report(result: BisectResult) -> None:
     """Print the report to stdout: banner, suspects, evidence paths, missing context, honesty."""
+    r = result.report
     con = stdout_console()
     causal = r.mode == "causal"
     banner = (
@@ -47,7 +48,7 @@ def render_report(r: ContextBugReport) -> None:
     head.append_text(safe(r.stepName if r.stepName is not UNSET else "?"))
     head.append(f" ({r.triggerSource}")
     if r.triggerScore is not UNSET:
-        head.append(f", score {to_fixed(r.triggerScore, 2)}")  # type: ignore[arg-type]
+        head.append(f", score {to_fixed(r.triggerScore, 2)}")
     head.append(f") · ranked by {r.rankedBy}")
     st = r.sliceStats
     head.append(
@@ -70,16 +71,16 @@ def render_report(r: ContextBugReport) -> None:
     table.add_column("content", justify="right", no_wrap=True)
     if causal:
         table.add_column("verdict (flips)", overflow="fold", ratio=2)
-    for i, s in enumerate(r.suspects, 1):
+    for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
         upper = s.semanticScore is UNSET
         score = Text(to_fixed(s.score, 3))
         if upper:
             score.append("≤", style="dim")  # path-only: an upper bound
-        ident = suspect_label(s).split(" ", 1)[1].strip("'")
+        ident = view.identity
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
-        row = [
+        row: list[str | Text] = [
             str(i),
             s.kind,
             safe(ident),
@@ -91,13 +92,13 @@ def render_report(r: ContextBugReport) -> None:
         if causal:
             verdict = Text("—", style="dim")
             if s.verdict is not UNSET:
-                v = s.verdict.verdict  # type: ignore[union-attr]
+                v = s.verdict.verdict
                 style = {"confirmed": "bold red", "inconclusive": "yellow"}.get(v, "green")
                 verdict = Text(v, style=style)
             if s.runs is not UNSET:
-                verdict.append(f" {s.runs.flips}/{s.runs.samples}")  # type: ignore[union-attr]
+                verdict.append(f" {s.runs.flips}/{s.runs.samples}")
             if s.cost is not UNSET:
-                verdict.append(f" ({classify_suspect(s)})", style="dim")
+                verdict.append(f" ({view.cost_class})", style="dim")
             row.append(verdict)
         table.add_row(*row)
     con.print(table)
@@ -106,15 +107,13 @@ def render_report(r: ContextBugReport) -> None:
 
     if r.suspects:
         tree = Tree(Text("Evidence paths (trigger first)", style="bold"))
-        for i, s in enumerate(r.suspects, 1):
-            branch = tree.add(
-                Text.assemble(f"{i}. ", safe(suspect_label(s)), " at ", safe(s.source))
-            )
+        for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
+            branch = tree.add(Text.assemble(f"{i}. ", safe(view.label), " at ", safe(s.source)))
             node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
             for h in s.edgePath:
                 node = node.add(safe(hop_text(h)))
             if s.verdict is not UNSET:
-                branch.add(safe(s.verdict.claim, "italic"))  # type: ignore[union-attr]
+                branch.add(safe(s.verdict.claim, "italic"))
         con.print(tree)
 
     if r.dropped is not UNSET and r.dropped:
@@ -123,37 +122,28 @@ def render_report(r: ContextBugReport) -> None:
         dt.add_column("id")
         dt.add_column("verdict")
         dt.add_column("runs")
-        for i, c in enumerate(r.dropped, 1):  # type: ignore[arg-type]
+        for i, c in enumerate(r.dropped, 1):
             dt.add_row(
                 str(i),
                 safe(c.id),
-                c.verdict.verdict if c.verdict is not UNSET else "—",  # type: ignore[union-attr]
-                stats_text(c.runs) if c.runs is not UNSET else "",  # type: ignore[arg-type]
+                c.verdict.verdict if c.verdict is not UNSET else "—",
+                stats_text(c.runs) if c.runs is not UNSET else "",
             )
         con.print(dt)
     if r.baseline is not UNSET:
-        con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))  # type: ignore[arg-type]
+        con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))
     if r.restorationBaseline is not UNSET:
-        con.print(
-            Text("baseline (no restoration): " + stats_text(r.restorationBaseline))  # type: ignore[arg-type]
-        )
+        con.print(Text("baseline (no restoration): " + stats_text(r.restorationBaseline)))
     if r.culprits is not UNSET:
-        c = r.culprits
-        line = Text(f"culprit search: {c.verdict}", style="bold")  # type: ignore[union-attr]
-        for grp in c.culprits:  # type: ignore[union-attr]
+        cr = r.culprits
+        line = Text(f"culprit search: {cr.verdict}", style="bold")
+        for grp in cr.culprits:
             line.append("\n  • ")
             line.append_text(safe(" + ".join(x.label for x in grp)))
-        line.append(
-            f"\n  {len(c.probes)} probe(s), {c.runsUsed} rerun(s)"  # type: ignore[union-attr]
-        )
+        line.append(f"\n  {len(cr.probes)} probe(s), {cr.runsUsed} rerun(s)")
         con.print(line)
     if r.honestyFlags:
-        body = Text()
-        for j, fl in enumerate(r.honestyFlags):
-            if j:
-                body.append("\n")
-            body.append(f"⚠ [{fl.flag}] ", style="bold yellow")
-            body.append_text(safe(fl.note))
+        body = Text("\n").join(flag_text(fl) for fl in r.honestyFlags)
         con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
     else:
         con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))

@@ -1,4 +1,4 @@
-"""The verb-aware value fold ``commitValueAt`` and ``deepSmartMerge`` (bisect.md §6.2).
+"""The commit-log index and the verb-aware value fold ``commitValueAt``/``deepSmartMerge`` (bisect.md §6.2).
 
 Commit values stay raw JSON until a key is folded. ``CommitLog`` keeps, per trace path, the ordered
 ``(bundle index, verb)`` touches, so a fold costs the touches of one path up to ``idx`` rather than
@@ -11,31 +11,15 @@ from bisect import bisect_right
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, Raw, Struct, UnsetType
+from msgspec import Raw
 
-from agentbisect.bisect.jsjson import ABSENT
+from agentbisect.js import ABSENT
+from agentbisect.schema.recording import CommitBundle as Bundle
 
-__all__ = ["Bundle", "CommitLog", "TraceEntry", "deep_smart_merge", "get_path"]
+__all__ = ["CommitLog", "deep_smart_merge", "get_path"]
 
 SEP = "\u001f"
 _FORBIDDEN = frozenset({"__proto__", "constructor", "prototype"})
-
-
-class TraceEntry(Struct, kw_only=True):
-    path: str
-    verb: str = "set"
-
-
-class Bundle(Struct, kw_only=True):
-    """One commit bundle, as the localizer needs it; values stay raw until folded."""
-
-    runtimeStageId: str = ""
-    stage: str | UnsetType = UNSET
-    stageId: str | UnsetType = UNSET
-    trace: list[TraceEntry] = []
-    overwrite: Raw | UnsetType = UNSET
-    updates: Raw | UnsetType = UNSET
-    untrackedSources: list[str] | UnsetType | None = UNSET
 
 
 _TOP = msgspec.json.Decoder(dict[str, Raw])
@@ -226,7 +210,7 @@ class CommitLog:
 
 def _first_byte(raw: Raw) -> bytes:
     """The first non-blank byte of a raw JSON value (no copy of the whole value)."""
-    mv = memoryview(raw)  # type: ignore[arg-type]
+    mv = memoryview(raw)
     for i in range(min(len(mv), 64)):
         c = mv[i : i + 1].tobytes()
         if c not in b" \t\r\n":

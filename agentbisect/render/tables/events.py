@@ -1,16 +1,15 @@
-"""Render the domain-event stream and the step graph: a rich table, or JSON Lines / JSON."""
+"""The domain-event stream and the step graph as terminal tables."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from typing import Any
 
 from msgspec import UNSET, Raw
 from rich.table import Table
 
-from agentbisect.render.console import stdout_console, write_bytes, write_json
-from agentbisect.render.text import safe, shorten
+from agentbisect.render.console import stdout_console
+from agentbisect.render.safetext import safe, shorten
 from agentbisect.schema.events import (
     CompositionEnd,
     CompositionStart,
@@ -68,7 +67,7 @@ def summary(ev: DomainEvent, lean: bool) -> str:
         return f"{ev.provider}/{ev.model} {ev.actorArrow if ev.actorArrow is not UNSET else ''}"
     if isinstance(ev, LlmEnd):
         usage = ev.usage
-        tok = f"{usage.input}→{usage.output} tok" if usage is not UNSET else "no usage"  # type: ignore[union-attr]
+        tok = f"{usage.input}→{usage.output} tok" if usage is not UNSET else "no usage"
         text = ev.content if isinstance(ev.content, str) else ""
         return f"{tok} {ev.actorArrow if ev.actorArrow is not UNSET else ''} {text}".strip()
     if isinstance(ev, ToolStart):
@@ -105,22 +104,6 @@ def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str
             safe(shorten(summary(ev, lean), _WIDTH)),
         )
     stdout_console().print(table)
-
-
-def events_jsonl(raws: Iterable[Raw]) -> None:
-    # Pass each event through byte for byte: upstream field names, order and unknown fields.
-    # Stream the Raw buffers straight out: no per-event bytes objects, no joined copy.
-    buf = getattr(sys.stdout, "buffer", None)
-    if buf is None:
-        write_bytes(b"".join(bytes(r) + b"\n" for r in raws))
-        return
-    sys.stdout.flush()
-    newline = b"\n"
-    buf.writelines(part for r in raws for part in (r, newline))
-
-
-def step_graph_json(graph: dict[str, Any]) -> None:
-    write_json(graph)
 
 
 def step_graph_table(graph: dict[str, Any], lean: bool) -> None:

@@ -14,20 +14,12 @@ from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
 from agentbisect.render.flags import print_flags
-from agentbisect.render.text import safe
+from agentbisect.render.safetext import safe
+from agentbisect.results import AggregateResult
 
 
 def _dur(value: Any) -> str:
     return "" if value is UNSET else f"{value:,} ms" if isinstance(value, int) else str(value)
-
-
-def _is_zero(a: BoundaryAggregate) -> bool:
-    return not (a.llmCalls or a.toolCalls or a.iterations or a.tokens.input or a.tokens.output)
-
-
-def hidden_internal(aggs: list[BoundaryAggregate], internal_ids: set[str]) -> list[bool]:
-    """Which rollups the table hides without --all: agent-internal rows whose counts are all 0."""
-    return [a.runtimeStageId in internal_ids and _is_zero(a) for a in aggs]
 
 
 def rollup_table(
@@ -145,7 +137,7 @@ def strip_table(stops: list[Stop]) -> None:
         label = Text("  " * s.depth)
         label.append(safe(s.label, "bold" if s.kind == "group-start" else "italic"))
         if s.coActiveGroupIds is not UNSET:
-            label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))  # type: ignore[arg-type]
+            label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))
         table.add_row(safe(s.commitIdx), label, safe(s.runtimeStageId))
     con.print(table)
 
@@ -159,3 +151,11 @@ def flags_block(flags: list[Any]) -> None:
         con.print(
             Text("No evidence limits found (full content, commit axis present).", style="dim")
         )
+
+
+def render_aggregate(result: AggregateResult) -> None:
+    """Rollups, the index tree (60 ranges unless --all), the step strip, then the flags."""
+    rollup_table(result.run_row, result.aggregates, result.hidden, result.show_all)
+    index_tree(result.ranges, result.parents, None if result.show_all else 60)
+    strip_table(result.strip)
+    flags_block(result.flags)

@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from agentbisect.render.console import stdout_console
-from agentbisect.render.text import safe
+from agentbisect.render.safetext import safe
 from agentbisect.schema.genui import GenuiStats
 
 _DASH = "–"

@@ -1,0 +1,39 @@
+"""``aggregate``: per-boundary rollups, the whole-run row, the boundary index and the step strip."""
+
+from __future__ import annotations
+
+from agentbisect.boundary.rollup import BoundaryAggregate
+from agentbisect.errors import UsageError
+from agentbisect.results import AggregateResult
+from agentbisect.run import Run
+from agentbisect.schema.events import SubflowEntry
+
+
+def _is_zero(a: BoundaryAggregate) -> bool:
+    return not (a.llmCalls or a.toolCalls or a.iterations or a.tokens.input or a.tokens.output)
+
+
+def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> AggregateResult:
+    """Rollups and index of ``run``; ``drill`` opens the step strip inside that group."""
+    if drill is not None and not any(g.runtimeGroupId == drill for g in run.groups):
+        raise UsageError(f"--drill {drill!r}: no such group in the boundary index")
+    internal = {
+        e.runtimeStageId
+        for e in run.events
+        if isinstance(e, SubflowEntry) and e.isAgentInternal is True
+    }
+    aggs = run.aggregates
+    parents = {
+        g.runtimeGroupId: g.parentGroupId for g in run.groups if isinstance(g.parentGroupId, str)
+    }
+    return AggregateResult(
+        source=run.source(),
+        run_row=run.run_row,
+        aggregates=aggs,
+        hidden=[a.runtimeStageId in internal and _is_zero(a) for a in aggs],
+        ranges=run.index.all(),
+        parents=parents,
+        strip=run.step_strip(drill),
+        flags=run.flags,
+        show_all=show_all,
+    )

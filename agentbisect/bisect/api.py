@@ -1,0 +1,231 @@
+"""``bisect_run``: everything ``afp bisect`` does between loading a run and rendering its result.
+
+Trigger resolution (``--at-step``/``--at-llm``, with the recording's ids in the error), the
+rerun runner and its options, the missing-context tier, the culprit search, and the cleanup of
+every rerun process. Progress is reported through a callback, so the library draws nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
+from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
+from agentbisect.bisect.rerun import CommandRunner
+from agentbisect.bisect.result import BisectResult, bisect_result
+from agentbisect.errors import InputError, UsageError
+from agentbisect.run import Run
+from agentbisect.steps import control_deps_from_json
+
+SIMILARITY_WARNING = (
+    "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
+    "cosine); prefer --comparator contains:WORD"
+)
+
+
+@dataclass
+class BisectOptions:
+    """The options of ``afp bisect`` (defaults equal the CLI's)."""
+
+    at_step: str | None = None
+    at_llm: int | None = None
+    control_deps: str | None = None  # path of a JSON map
+    max_depth: int = DEFAULTS["maxDepth"]
+    max_nodes: int = DEFAULTS["maxNodes"]
+    max_suspects: int = DEFAULTS["maxSuspects"]
+    scorer: str = "semantic-alignment"
+    rerun: str | None = None  # the command, split like a shell would (no shell)
+    samples: int = 3
+    original_output: str | None = None  # TEXT or @FILE
+    comparator: str = "similarity"
+    flip_threshold: float = 0.8
+    max_ablations: int = 5
+    culprits: bool = False
+    missing_context: str | None = None  # path of {"available": [...], "sent": [...]}
+    jobs: int = 1
+    rerun_timeout: float = 300.0
+    upstream: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def read_json_file(path: str, what: str) -> Any:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the {what} file ({exc.strerror or exc})") from None
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from None
+
+
+def parse_comparator(spec: str) -> Comparator | None:
+    if spec == "similarity":
+        return None
+    if spec.startswith("contains:") and len(spec) > len("contains:"):
+        word = spec[len("contains:") :]
+        return lambda a, b: (word in a) != (word in b)
+    if spec.startswith("regex:") and len(spec) > len("regex:"):
+        try:
+            rx = re.compile(spec[len("regex:") :])
+        except re.error as exc:
+            raise UsageError(f"--comparator: bad regular expression ({exc})") from None
+        return lambda a, b: bool(rx.search(a)) != bool(rx.search(b))
+    raise UsageError("--comparator must be similarity, contains:WORD or regex:PATTERN")
+
+
+def _original_output(value: str | None, run: Run) -> str:
+    if value is None:
+        if run.final_answer is None:
+            raise UsageError(
+                "the recording carries no final answer (no turn_end/llm_end content): "
+                "pass --original-output TEXT or @FILE"
+            )
+        return run.final_answer
+    if value.startswith("@"):
+        try:
+            return Path(value[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--original-output: cannot read {value[1:]} ({exc})") from None
+    return value
+
+
+def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    obj = read_json_file(path, "missing-context")
+    if not isinstance(obj, dict):
+        raise InputError(path, 'expected {"available": [{"id", "content"?}], "sent": [{"id"}]}')
+    lists: list[list[dict[str, Any]]] = []
+    for key in ("available", "sent"):
+        items = obj.get(key, [])
+        if not isinstance(items, list):
+            raise InputError(path, "expected an array", f"$.{key}")
+        for i, u in enumerate(items):
+            if not isinstance(u, dict) or not isinstance(u.get("id"), str):
+                raise InputError(path, 'expected {"id": string, "content"?}', f"$.{key}[{i}]")
+        lists.append(items)
+    return lists[0], lists[1]
+
+
+def resolve_step(run: Run, at_step: str | None, at_llm: int | None) -> str | None:
+    if at_step is not None and at_llm is not None:
+        raise UsageError("give --at-step or --at-llm, not both")
+    if at_llm is None:
+        return at_step
+    ids = run.llm_call_ids
+    if not ids:
+        raise UsageError("--at-llm: the recording has no LLM calls (no llm_start events)")
+    if not -len(ids) <= at_llm < len(ids):
+        raise UsageError(
+            f"--at-llm {at_llm}: the recording has {len(ids)} LLM call(s) "
+            f"(0..{len(ids) - 1}, or -1 for the last): {', '.join(ids)}"
+        )
+    return ids[at_llm]
+
+
+def _trigger_error(exc: TriggerError, run: Run) -> UsageError:
+    ids = run.llm_call_ids
+    msg = exc.message.removeprefix("localize: ")
+    if ids:
+        top = [i for i in ids if i in run.commit_log.last_idx]
+        msg += f". LLM-call ids in this recording: {', '.join(ids)}"
+        if not top:
+            msg += (
+                " (none of them committed at the top level: inside a composition only "
+                "top-level steps can be localized)"
+            )
+        elif len(top) < len(ids):
+            msg += f"; of these, in the commit log: {', '.join(top)}"
+    else:
+        msg += ". The recording has no LLM-call ids (no llm_start events)"
+    return UsageError(msg)
+
+
+def check_options(opts: BisectOptions) -> Comparator | None:
+    """Refuse option combinations that make no sense, before anything is loaded."""
+    if opts.culprits and opts.rerun is None:
+        raise UsageError("--culprits needs --rerun")
+    if opts.culprits and opts.upstream:
+        raise UsageError("--culprits is an afp extension: it cannot be combined with --upstream")
+    return parse_comparator(opts.comparator)
+
+
+def bisect_run(
+    run: Run,
+    opts: BisectOptions,
+    *,
+    on_call: Callable[[str, int], None] | None = None,
+) -> BisectResult:
+    """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step."""
+    compare = check_options(opts)
+    if opts.control_deps is not None:
+        run.control_deps = control_deps_from_json(
+            read_json_file(opts.control_deps, "control-deps"), opts.control_deps
+        )
+    step = resolve_step(run, opts.at_step, opts.at_llm)
+    warnings: list[str] = []
+    emb = EmbeddingCache(MockEmbedder())
+    runner: CommandRunner | None = None
+    rerun_opts: RerunOptions | None = None
+    mc: MissingContext | None = None
+    try:
+        original = ""
+        if opts.rerun is not None:
+            original = _original_output(opts.original_output, run)
+            argv = shlex.split(opts.rerun)
+            if not argv:
+                raise UsageError("--rerun: empty command")
+            if compare is None:
+                warnings.append(SIMILARITY_WARNING)
+            runner = CommandRunner(
+                argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
+            )
+            rerun_opts = RerunOptions(
+                runner=runner,
+                original_output=original,
+                samples=opts.samples,
+                flip_threshold=opts.flip_threshold,
+                outcome_changed=compare,
+                max_suspects=opts.max_ablations,
+            )
+        if opts.missing_context is not None:
+            available, sent = _missing_context(opts.missing_context)
+            mc = MissingContext(
+                available=available,
+                sent=sent,
+                runner=runner,
+                original_output=original,
+                samples=opts.samples,
+                flip_threshold=opts.flip_threshold,
+                outcome_changed=compare,
+            )
+        if runner is not None and step is None and run.quality_lowest is not None:
+            runner.step = run.quality_lowest.runtimeStageId
+        try:
+            report = localize(
+                run,
+                at_step=step,
+                embedder=emb,
+                max_depth=opts.max_depth,
+                max_nodes=opts.max_nodes,
+                max_suspects=opts.max_suspects,
+                scorer=opts.scorer,
+                rerun=rerun_opts,
+                missing_context=mc,
+                upstream=opts.upstream,
+            )
+        except TriggerError as exc:
+            raise _trigger_error(exc, run) from None
+        if opts.culprits and rerun_opts is not None:
+            report.culprits = bisect_culprits(report.suspects, rerun_opts, emb)
+    finally:
+        if runner is not None:
+            runner.kill_all()
+    return bisect_result(report, upstream=opts.upstream, warnings=warnings)

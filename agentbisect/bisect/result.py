@@ -1,0 +1,66 @@
+"""``BisectResult``: a bisect report plus every display fact a renderer needs, computed here.
+
+The report itself stays the upstream-shaped ``ContextBugReport`` (its JSON is the contract); the
+parts renderers used to derive by parsing labels back apart (a suspect's identity, its label, its
+cost class) are fields of ``SuspectView`` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from msgspec import UNSET
+
+from agentbisect.bisect.report import ContextBugReport, Suspect
+
+
+@dataclass(frozen=True)
+class SuspectView:
+    identity: str  # the tool name, injection id or stage id the suspect is about
+    label: str  # "<kind> '<identity>'", as claims and the text rendering write it
+    cost_class: str  # both | content-bug | cost-cause | no-detected-effect
+
+
+@dataclass
+class BisectResult:
+    report: ContextBugReport
+    views: list[SuspectView]
+    upstream: bool = False
+    warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the report
+
+
+def suspect_identity(s: Suspect) -> str:
+    d = s.detail
+    if d is not UNSET:
+        if d.toolName is not UNSET:
+            return d.toolName
+        if d.injectionId is not UNSET:
+            return d.injectionId
+    return s.source
+
+
+def suspect_label(s: Suspect) -> str:
+    return f"{s.kind} '{suspect_identity(s)}'"
+
+
+def classify_suspect(s: Suspect) -> str:
+    """Cost class of a judged suspect: did removing it flip the outcome, reduce cost, both?"""
+    flips = s.verdict is not UNSET and s.verdict.verdict == "confirmed"
+    cost_cause = s.cost is not UNSET and s.cost.reducedCostOnRemoval and s.cost.stable
+    if flips and cost_cause:
+        return "both"
+    if flips:
+        return "content-bug"
+    if cost_cause:
+        return "cost-cause"
+    return "no-detected-effect"
+
+
+def bisect_result(
+    report: ContextBugReport, *, upstream: bool = False, warnings: list[str] | None = None
+) -> BisectResult:
+    views = [
+        SuspectView(suspect_identity(s), suspect_label(s), classify_suspect(s))
+        for s in report.suspects
+    ]
+    return BisectResult(report, views, upstream, list(warnings or []))

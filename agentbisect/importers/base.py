@@ -1,0 +1,54 @@
+"""The importer interface: what one input-format module provides, and what conversion returns."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+import msgspec
+
+from agentbisect.honesty import HonestyFlag
+
+Detail = Literal["full", "lean"]
+DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap
+
+
+class Conversion(msgspec.Struct, kw_only=True):
+    """A canonical recording made from an input (the bytes ``afp record`` writes) and what the
+    conversion had to say about it."""
+
+    data: bytes  # shape B {snapshot, events, structure}, or the envelope A when drops are carried
+    shape_in: str
+    shape_out: str  # "recording" | "envelope"
+    detail: str
+    typed_in: int
+    typed_out: int
+    dropped_now: int
+    dropped_total: int | None  # None: unknown (a bare recording cannot say)
+    first_retained: int | None
+    notes: list[HonestyFlag] = []
+
+
+class Importer(Protocol):
+    """One input format. A module with these names is an importer (see ``importers/__init__``).
+
+    ``sniff`` looks at the (decompressed) bytes and says whether they are this format; it must be
+    cheap and must not raise. ``convert`` turns them into a canonical recording; every command
+    reads that recording (``load.load`` decodes it into the ``Loaded`` a ``Run`` is built from),
+    and ``afp record`` writes it. What the format cannot carry goes into ``Conversion.notes`` as
+    registered honesty flags.
+    """
+
+    NAME: str  # short id, e.g. "capture"
+    LABEL: str  # how messages and ``--verbose`` name it, e.g. "capture (JSON Lines)"
+
+    def sniff(self, data: bytes) -> bool: ...
+
+    def convert(
+        self,
+        name: str,
+        data: bytes,
+        *,
+        detail: Detail = "full",
+        keep_embeddings: bool = False,
+        max_events: object = DEFAULT_MAX_EVENTS,
+    ) -> Conversion: ...

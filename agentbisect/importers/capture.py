@@ -1,0 +1,181 @@
+"""The capture importer: JSON Lines of engine callbacks, typed events and commits (``afp record``).
+
+Each line holds exactly one of ``flow``, ``typed``, ``commit``, ``snapshot`` (after an optional
+``{"afp": "capture"}`` header); the lines are replayed through the recorder port
+(``boundary.recorder``) into the recording the engine would have frozen. The format is described
+in ``afp record --help``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from agentbisect.boundary.recorder import BoundaryRecorder
+from agentbisect.errors import InputError
+from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.record import RunRecording
+
+NAME = "capture"
+LABEL = "capture (JSON Lines)"
+
+_ENCODER = msgspec.json.Encoder()
+_CAPTURE_KINDS = ("afp", "flow", "typed", "commit", "snapshot")
+_RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def sniff(data: bytes) -> bool:
+    """A capture's first line is a JSON object with a capture key (never a recording key)."""
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            first = _RAW_DICT.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return False
+        return any(k in first for k in ("afp", "flow", "typed", "commit"))
+    return False
+
+
+def _bad(name: str, line_no: int, what: str) -> Exception:
+    return InputError(name, what, f"line {line_no}")
+
+
+def _num(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def convert(
+    name: str,
+    data: bytes,
+    *,
+    detail: Detail = "full",
+    keep_embeddings: bool = False,
+    max_events: object = DEFAULT_MAX_EVENTS,
+) -> Conversion:
+    """Replay a JSON Lines capture through the recorder (format: see ``afp record --help``)."""
+    lines: list[tuple[int, dict[str, Any]]] = []
+    for n, raw in enumerate(data.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = msgspec.json.decode(raw)
+        except msgspec.DecodeError as exc:
+            raise _bad(name, n, f"not valid JSON ({exc})") from None
+        if not isinstance(obj, dict):
+            raise _bad(name, n, "expected a JSON object per line")
+        kinds = [k for k in _CAPTURE_KINDS if k in obj]
+        if len(kinds) != 1:
+            raise _bad(
+                name, n, "expected exactly one of the keys flow, typed, commit, snapshot, afp"
+            )
+        lines.append((n, obj))
+    header: dict[str, Any] = {}
+    if lines and "afp" in lines[0][1]:
+        header = lines.pop(0)[1]
+        if header.get("afp") != "capture":
+            raise _bad(name, 1, 'expected a header {"afp": "capture", ...}')
+        if header.get("version", 1) != 1:
+            raise _bad(name, 1, f"unknown capture version {header.get('version')!r}; afp reads 1")
+    tracked = any("commits" in o or "commit" in o for _, o in lines)
+    state: dict[str, Any] = {"count": 0, "ts": None}
+    no_ts = 0
+
+    def clock() -> int | float:
+        nonlocal no_ts
+        if state["ts"] is None:
+            no_ts += 1
+            return int(time.time() * 1000)
+        return state["ts"]
+
+    rec = RunRecording(
+        structure=header.get("structure", UNSET),
+        max_events=max_events,
+        detail=detail,
+        keep_embeddings=keep_embeddings,
+        commit_count=(lambda: state["count"]) if tracked else None,
+        recorder_id=header.get("recorderId") if isinstance(header.get("recorderId"), str) else None,
+        clock=clock,
+    )
+    snapshot_base: dict[str, Any] = {}
+    for n, obj in lines:
+        if "commits" in obj:
+            if not _num(obj["commits"]):
+                raise _bad(name, n, "expected commits to be a number (the commit count)")
+            state["count"] = obj["commits"]
+        if "afp" in obj:
+            raise _bad(name, n, "the header line may only be the first line")
+        if "commit" in obj:
+            if not isinstance(obj["commit"], dict):
+                raise _bad(name, n, "expected commit to be an object (a commit bundle)")
+            rec.commit(obj["commit"])
+            state["count"] = len(rec.commit_log)
+        elif "snapshot" in obj:
+            if not isinstance(obj["snapshot"], dict):
+                raise _bad(name, n, "expected snapshot to be an object")
+            snapshot_base = obj["snapshot"]
+        elif "typed" in obj:
+            typed = obj["typed"]
+            if not isinstance(typed, dict) or not isinstance(typed.get("type"), str):
+                raise _bad(name, n, "expected typed to be an event object with a string type")
+            rec.emit(typed)
+        else:
+            flow = obj["flow"]
+            if flow not in BoundaryRecorder.FLOW_CALLBACKS:
+                raise _bad(
+                    name,
+                    n,
+                    "expected flow to be one of " + ", ".join(BoundaryRecorder.FLOW_CALLBACKS),
+                )
+            event = obj.get("event", {})
+            if not isinstance(event, dict):
+                raise _bad(name, n, "expected event to be an object")
+            ts = obj.get("ts")
+            if ts is not None and not _num(ts):
+                raise _bad(name, n, "expected ts to be epoch milliseconds")
+            state["ts"] = ts
+            rec.on_flow(flow, event)
+            state["ts"] = None
+    rec.snapshot_base = snapshot_base
+    notes: list[HonestyFlag] = []
+    if no_ts:
+        notes.append(
+            flag(
+                "ts-stamped-now",
+                f"{no_ts} flow event(s) had no ts; stamped with the conversion time",
+            )
+        )
+    if not tracked:
+        notes.append(
+            flag(
+                "commit-axis-absent",
+                "the capture has no commit counts: recorded without commit tracking (legacy); "
+                "the boundary index is empty and this cannot be repaired",
+            )
+        )
+    ids = rec.run_ids()
+    use_env = rec.dropped_events > 0
+    if use_env:
+        run_id = ids[-1] if ids else None
+        if len(ids) > 1:
+            notes.append(flag("multiple-runs", "typed events span runs " + ", ".join(ids)))
+        doc: Any = rec.to_envelope(run_id=run_id)
+    else:
+        doc = rec.to_recording()
+    return Conversion(
+        data=_ENCODER.encode(doc),
+        shape_in="capture (JSON Lines)",
+        shape_out="envelope" if use_env else "recording",
+        detail=detail,
+        typed_in=rec.event_count,
+        typed_out=len(rec.tail),
+        dropped_now=rec.dropped_events,
+        dropped_total=rec.dropped_events,
+        first_retained=rec.first_retained_event_index,
+        notes=notes,
+    )

@@ -1,0 +1,24 @@
+"""The ``--format`` choices of each command, as Enums (typer validates them and lists them)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventsFormat(StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+    json = "json"
+
+
+class ReportFormat(StrEnum):
+    """``aggregate``, ``genui-stats`` and ``record``'s summary."""
+
+    table = "table"
+    json = "json"
+
+
+class BisectFormat(StrEnum):
+    table = "table"
+    json = "json"
+    text = "text"

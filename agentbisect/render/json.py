@@ -1,0 +1,38 @@
+"""The ``json`` renderer: one JSON document on stdout (upstream camelCase keys and key order)."""
+
+from __future__ import annotations
+
+from agentbisect.bisect.result import BisectResult
+from agentbisect.render import Unsupported
+from agentbisect.render.console import write_bytes, write_json
+from agentbisect.render.flags import stderr_flags
+from agentbisect.render.table import notes
+from agentbisect.results import (
+    AggregateResult,
+    EventsResult,
+    GenuiResult,
+    RecordSummary,
+    StepGraphResult,
+)
+
+
+def render(result: object) -> None:
+    if isinstance(result, EventsResult):
+        # One array of the events exactly as recorded (bytes passed through).
+        write_bytes(b"[" + b",".join(bytes(r) for r in result.raws) + b"]\n")
+        stderr_flags(result.flags)
+        notes(result.notes)
+    elif isinstance(result, StepGraphResult):
+        write_json(result.graph)
+    elif isinstance(result, AggregateResult | RecordSummary):
+        write_json(result.to_json())
+    elif isinstance(result, BisectResult):
+        from agentbisect.bisect.report import report_json
+
+        notes(result.warnings)
+        write_bytes((report_json(result.report, indent=2) + "\n").encode("utf-8", "surrogatepass"))
+    elif isinstance(result, GenuiResult):
+        notes(result.warnings)
+        write_json(result.stats)
+    else:
+        raise Unsupported(f"no JSON rendering for {type(result).__name__}")

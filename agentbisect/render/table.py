@@ -1,0 +1,58 @@
+"""The ``table`` renderer: rich tables on stdout, honesty flags beside them, notes on stderr."""
+
+from __future__ import annotations
+
+import sys
+
+from agentbisect.bisect.result import BisectResult
+from agentbisect.render import Unsupported
+from agentbisect.render.flags import stderr_flags
+from agentbisect.render.safetext import clean
+from agentbisect.results import (
+    AggregateResult,
+    EventsResult,
+    GenuiResult,
+    RecordSummary,
+    StepGraphResult,
+)
+
+
+def notes(lines: list[str]) -> None:
+    for line in lines:
+        sys.stderr.write(clean("afp: " + line) + "\n")
+
+
+def render(result: object) -> None:
+    if isinstance(result, EventsResult):
+        from agentbisect.render.tables.events import events_table
+
+        events_table(zip(result.indices, result.events, strict=True), result.lean, result.title)
+        stderr_flags(result.flags)
+        notes(result.notes)
+    elif isinstance(result, StepGraphResult):
+        from agentbisect.render.tables.events import step_graph_table
+
+        step_graph_table(result.graph, result.lean)
+        stderr_flags(result.flags)
+    elif isinstance(result, AggregateResult):
+        from agentbisect.render.tables.aggregate import render_aggregate
+
+        render_aggregate(result)
+    elif isinstance(result, BisectResult):
+        from agentbisect.render.tables.bisect import render_report
+
+        notes(result.warnings)
+        render_report(result)
+    elif isinstance(result, GenuiResult):
+        from agentbisect.render.tables.genui import print_tables
+
+        notes(result.warnings)
+        print_tables(
+            result.stats, source=result.source, from_day=result.from_day, to_day=result.to_day
+        )
+    elif isinstance(result, RecordSummary):
+        from agentbisect.render.tables.record import record_summary
+
+        record_summary(result)
+    else:
+        raise Unsupported(f"no table rendering for {type(result).__name__}")

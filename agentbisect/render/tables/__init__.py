@@ -1,0 +1,1 @@
+"""Terminal tables, one module per result type; ``agentbisect.render.table`` picks one."""

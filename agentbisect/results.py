@@ -1,0 +1,122 @@
+"""Result types: what each analysis returns and every renderer reads.
+
+A result carries everything its renderers need (selected rows, titles, flags, the warnings to
+say on stderr); renderers compute nothing. ``BisectResult`` lives beside the localizer
+(``agentbisect.bisect.result``); the genui statistics are ``schema.genui.GenuiStats``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Raw
+
+from agentbisect.honesty import HonestyFlag
+
+if TYPE_CHECKING:
+    from agentbisect.boundary.index import Range
+    from agentbisect.boundary.rollup import BoundaryAggregate
+    from agentbisect.boundary.strip import Stop
+    from agentbisect.schema.events import DomainEvent
+    from agentbisect.schema.genui import GenuiStats
+
+
+@dataclass
+class EventsResult:
+    """``afp events``: the selected domain events, as decoded and as their exact recorded bytes."""
+
+    file: str
+    total: int
+    indices: list[int]
+    events: list[DomainEvent]  # aligned with indices
+    raws: list[Raw]  # aligned with indices
+    lean: bool
+    flags: list[HonestyFlag]
+    notes: list[str] = field(default_factory=list)  # said on stderr (e.g. nothing matched)
+
+    @property
+    def title(self) -> str:
+        return f"{len(self.indices)} of {self.total} domain events — {self.file}"
+
+
+@dataclass
+class StepGraphResult:
+    """``afp events --steps``: the step graph as its JSON document."""
+
+    graph: dict[str, Any]
+    lean: bool
+    flags: list[HonestyFlag]
+
+
+@dataclass
+class AggregateResult:
+    """``afp aggregate``: rollups, the boundary index and the step strip, with display choices."""
+
+    source: dict[str, Any]
+    run_row: BoundaryAggregate
+    aggregates: list[BoundaryAggregate]
+    hidden: list[bool]  # aligned with aggregates: all-zero agent-internal rows (shown with --all)
+    ranges: list[Range]
+    parents: dict[str, str]  # group id -> parent group id, to nest the index tree
+    strip: list[Stop]
+    flags: list[HonestyFlag]
+    show_all: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "run": self.run_row,
+            "aggregates": self.aggregates,
+            "index": self.ranges,
+            "strip": self.strip,
+            "honestyFlags": self.flags,
+        }
+
+
+@dataclass
+class GenuiResult:
+    """``afp genui-stats``: the statistics plus where the rows came from and the day range."""
+
+    stats: GenuiStats
+    source: str
+    from_day: str | None = None
+    to_day: str | None = None
+    warnings: list[str] = field(default_factory=list)  # inconsistent rows, said on stderr
+
+
+@dataclass
+class RecordSummary:
+    """``afp record``: what was read and written, and every limit of the output."""
+
+    file_out: str
+    shape_in: str
+    shape_out: str
+    detail: str
+    compressed_in: bool
+    typed_in: int
+    typed_out: int
+    domain_in: int | None
+    domain_out: int
+    boundaries: int
+    ranges: int | None  # None: no commit axis
+    unclosed: int
+    bytes_in: int
+    bytes_out: int
+    flags: list[HonestyFlag]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "output": self.file_out,
+            "shapeIn": self.shape_in,
+            "shapeOut": self.shape_out,
+            "detail": self.detail,
+            "gzipIn": self.compressed_in,
+            "typedEvents": {"in": self.typed_in, "out": self.typed_out},
+            "domainEvents": {"in": self.domain_in, "out": self.domain_out},
+            "boundaryEvents": self.boundaries,
+            "ranges": self.ranges,
+            "unclosedRanges": self.unclosed,
+            "bytes": {"in": self.bytes_in, "out": self.bytes_out},
+            "honestyFlags": self.flags,
+        }

@@ -1,0 +1,256 @@
+"""The structure issue 8 asks for, checked: import direction, the renderer and importer seams,
+``--format`` on every command, ``--upstream``, and recording-level flags in bisect reports."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agentbisect.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "agentbisect"
+UP = ROOT / "fixtures" / "upstream"
+PF = UP / "planted-fact.recording.json"
+CAPTURE = ROOT / "fixtures" / "capture" / "refund-agent.capture.jsonl"
+GENUI = ROOT / "fixtures" / "genui" / "spec-8a.jsonl"
+
+runner = CliRunner()
+
+
+def afp(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every agentbisect module a file imports (at any level, also inside functions)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("agentbisect")
+        ):
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("agentbisect"))
+    return out
+
+
+# ------------------------------------------------------------------------- import direction
+
+
+def test_bisect_reads_the_run_model_not_the_loader() -> None:
+    for path in (PKG / "bisect").glob("*.py"):
+        assert "agentbisect.load" not in imports_of(path), path.name
+    assert not (PKG / "bisect" / "artifacts.py").exists()
+
+
+RENDER_MAY_IMPORT = (
+    "agentbisect.render",
+    "agentbisect.results",
+    "agentbisect.bisect.result",
+    "agentbisect.bisect.report",  # the report Structs are result types
+    "agentbisect.honesty",
+    "agentbisect.js",  # number formatting
+    "agentbisect.schema",
+    "agentbisect.boundary.index",  # Range/labels: result types of aggregate
+    "agentbisect.boundary.rollup",
+    "agentbisect.boundary.strip",
+)
+
+
+def test_renderers_read_result_types_only() -> None:
+    for path in (PKG / "render").rglob("*.py"):
+        for mod in imports_of(path):
+            assert mod.startswith(RENDER_MAY_IMPORT), f"{path.name} imports {mod}"
+
+
+CLI_MAY_IMPORT = (
+    "agentbisect.cli",
+    "agentbisect.errors",
+    "agentbisect.honesty",
+    "agentbisect.render",
+    "agentbisect.run",
+    "agentbisect.select",
+    "agentbisect.aggregate",
+    "agentbisect.bisect.api",
+    "agentbisect.genui.stats",
+    "agentbisect.genui.range",  # option validation (a day is YYYY-MM-DD)
+    "agentbisect.convert",
+    "agentbisect.schema",
+)
+
+
+def test_cli_modules_hold_no_analysis() -> None:
+    for path in (PKG / "cli").glob("*.py"):
+        for mod in imports_of(path):
+            assert mod.startswith(CLI_MAY_IMPORT), f"{path.name} imports {mod}"
+
+
+# ------------------------------------------------------------------------- renderer seam
+
+
+def test_every_command_has_format() -> None:
+    pf = str(PF)
+    events_jsonl = afp("events", pf, "--format", "jsonl")
+    events_json = afp("events", pf, "--format", "json")
+    assert events_jsonl.exit_code == events_json.exit_code == 0
+    lines = [json.loads(x) for x in events_jsonl.stdout.splitlines()]
+    assert json.loads(events_json.stdout) == lines and len(lines) > 10
+    assert afp("events", pf, "--json").stdout == events_jsonl.stdout
+    table = afp("events", pf, "--format", "table", "--limit", "2")
+    assert table.exit_code == 0 and "2 of " in table.stdout
+
+    agg = afp("aggregate", pf, "--format", "json")
+    assert agg.exit_code == 0 and agg.stdout == afp("aggregate", pf, "--json").stdout
+    assert "Rollups" in afp("aggregate", pf, "--format", "table").stdout
+
+    bis = afp("bisect", pf, "--at-step", "call-llm#40", "--format", "json")
+    assert bis.stdout == afp("bisect", pf, "--at-step", "call-llm#40", "--json").stdout
+    text = afp("bisect", pf, "--at-step", "call-llm#40", "--format", "text")
+    assert text.stdout.startswith("CONTEXT BUG LOCALIZATION — trigger call-llm#40")
+
+    gen = afp("genui-stats", str(GENUI), "--format", "json")
+    assert gen.exit_code == 0 and gen.stdout == afp("genui-stats", str(GENUI), "--json").stdout
+
+
+def test_format_and_shorthand_must_agree() -> None:
+    res = afp("aggregate", str(PF), "--format", "table", "--json")
+    assert res.exit_code == 2 and "not both" in res.stderr
+    res = afp("bisect", str(PF), "--at-step", "call-llm#40", "--format", "html")
+    assert (
+        res.exit_code == 2
+        and res.stderr.count("\n") == 1
+        and "'table', 'json', 'text'" in res.stderr
+    )
+
+
+def test_record_summary_formats(tmp_path: Path) -> None:
+    res = afp("record", str(CAPTURE), "-o", str(tmp_path / "a.json"), "--format", "json")
+    assert res.exit_code == 0
+    doc = json.loads(res.stdout)
+    assert doc["shapeIn"] == "capture (JSON Lines)" and doc["shapeOut"] == "recording"
+    assert doc["typedEvents"]["in"] == doc["typedEvents"]["out"] > 0
+    assert doc["honestyFlags"] == []  # a capture knows its drops (none), has a commit axis
+    res = afp("record", str(PF), "-o", str(tmp_path / "p.json"), "--format", "json")
+    doc = json.loads(res.stdout)
+    assert [f["flag"] for f in doc["honestyFlags"]] == ["drops-unknown"]
+    res = afp("record", str(CAPTURE), "-o", str(tmp_path / "b.json"))
+    assert res.exit_code == 0 and res.stdout == "" and "typed" in res.stderr
+
+
+def test_record_says_each_condition_once(tmp_path: Path) -> None:
+    cap = tmp_path / "legacy.jsonl"
+    cap.write_text('{"flow":"runStart","ts":1,"event":{}}\n{"flow":"runEnd","ts":4,"event":{}}\n')
+    res = afp("record", str(cap), "-o", str(tmp_path / "l.json"))
+    assert res.exit_code == 0 and res.stderr.count("[commit-axis-absent]") == 1
+
+
+# ------------------------------------------------------------------------- importer seam
+
+
+def test_a_new_format_is_one_module_and_one_registry_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentbisect.importers as importers
+    from agentbisect.importers import capture
+
+    # A toy format: "TOY\n" followed by a capture; it converts through the capture importer.
+    toy = types.ModuleType("toy_importer")
+    toy.NAME = "toy"  # type: ignore[attr-defined]
+    toy.LABEL = "toy format"  # type: ignore[attr-defined]
+    toy.sniff = lambda data: data.startswith(b"TOY\n")  # type: ignore[attr-defined]
+    toy.convert = lambda name, data, **kw: capture.convert(name, data[4:], **kw)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "toy_importer", toy)
+    monkeypatch.setattr(importers, "IMPORTERS", ["toy_importer", *importers.IMPORTERS])
+    f = tmp_path / "run.toy"
+    f.write_bytes(b"TOY\n" + CAPTURE.read_bytes())
+    for cmd in (["events", str(f), "--json"], ["aggregate", str(f), "--json"]):
+        res = afp(*cmd)
+        assert res.exit_code == 0, res.stderr
+    agg = json.loads(afp("aggregate", str(f), "--json").stdout)
+    assert agg["source"]["shape"] == "toy" and agg["source"]["shapeName"] == "toy format"
+    assert afp("bisect", str(f), "--at-llm", "-1", "--json").exit_code == 0
+    res = afp("record", str(f), "-o", str(tmp_path / "out.json"))
+    assert res.exit_code == 0 and "capture (JSON Lines)" in res.stderr
+
+
+def test_capture_is_read_by_every_command() -> None:
+    res = afp("aggregate", str(CAPTURE), "--json")
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["source"]["shape"] == "capture"
+
+
+# ------------------------------------------------------------------------- --upstream and flags
+
+
+def _two_runs(tmp_path: Path) -> Path:
+    rec = json.loads(PF.read_text())
+    extra = copy.deepcopy(rec["events"][0])
+    extra["meta"]["runId"] = "run-earlier"
+    rec["events"].insert(0, extra)
+    out = tmp_path / "two-runs.json"
+    out.write_text(json.dumps(rec))
+    return out
+
+
+def test_recording_flags_reach_bisect_after_upstream_flags(tmp_path: Path) -> None:
+    f = str(_two_runs(tmp_path))
+    ours = json.loads(afp("bisect", f, "--at-step", "call-llm#40", "--json").stdout)
+    theirs = json.loads(afp("bisect", f, "--at-step", "call-llm#40", "--json", "--upstream").stdout)
+    names = [x["flag"] for x in ours["honestyFlags"]]
+    up_names = [x["flag"] for x in theirs["honestyFlags"]]
+    assert "multiple-runs" in names and "multiple-runs" not in up_names
+    assert names[: len(up_names)] == up_names  # upstream's flags first, in their order
+    assert ours["suspects"] == theirs["suspects"]
+    table = afp("bisect", f, "--at-step", "call-llm#40")
+    assert table.exit_code == 0 and "multiple-runs" in table.stdout
+    gate = afp("bisect", f, "--at-step", "call-llm#40", "--json", "--fail-on", "multiple-runs")
+    assert gate.exit_code == 1
+    gate = afp("bisect", f, "--at-step", "call-llm#40", "--upstream", "--fail-on", "multiple-runs")
+    assert gate.exit_code == 0
+
+
+def test_upstream_refuses_afp_extensions() -> None:
+    res = afp("bisect", str(PF), "--at-step", "x", "--upstream", "--culprits", "--rerun", "true")
+    assert res.exit_code == 2 and "--upstream" in res.stderr
+
+
+def test_public_api_is_lazy_and_complete() -> None:
+    import subprocess
+
+    code = (
+        "import sys, agentbisect\n"
+        "assert 'agentbisect.run' not in sys.modules and 'numpy' not in sys.modules\n"
+        "from agentbisect import open_run, localize, aggregate, genui_stats, record_run\n"
+        "from agentbisect import select_events, bisect_run, record_file, get_renderer\n"
+        "run = open_run(sys.argv[1])\n"
+        "rep = localize(run, at_step='call-llm#40')\n"
+        "print(rep.step, len(aggregate(run).aggregates), len(select_events(run).indices))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(PF)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split()[0] == "call-llm#40"
+    import agentbisect
+
+    with pytest.raises(AttributeError):
+        agentbisect.no_such_thing  # noqa: B018
+    for name in agentbisect.__all__:
+        assert getattr(agentbisect, name) is not None
+        assert name == "__version__" or getattr(agentbisect, name).__doc__
+
+
+def test_exports_listed_once() -> None:
+    import agentbisect
+
+    assert set(agentbisect.__all__) == {"__version__", *agentbisect._EXPORTS}
