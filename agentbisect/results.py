@@ -62,9 +62,13 @@ class AggregateResult:
     strip: list[Stop]
     flags: list[HonestyFlag]
     show_all: bool = False
+    # imported runs only (traces, transcripts): one row per LLM/tool step, the ids --at-step
+    # takes, and every trace the file held
+    calls: list[dict[str, Any]] | None = None
+    traces: list[dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "source": self.source,
             "run": self.run_row,
             "aggregates": self.aggregates,
@@ -72,6 +76,11 @@ class AggregateResult:
             "strip": self.strip,
             "honestyFlags": self.flags,
         }
+        if self.calls is not None:
+            out["calls"] = self.calls
+        if self.traces is not None:
+            out["traces"] = self.traces
+        return out
 
 
 @dataclass

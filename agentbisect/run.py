@@ -25,7 +25,8 @@ from agentbisect.boundary.rollup import (
 )
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.commitlog import CommitLog
-from agentbisect.honesty import HonestyFlag, dedupe, flag
+from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag
+from agentbisect.importers.base import ImportOptions  # re-exported: how commands pass --trace-id
 from agentbisect.load import (
     Loaded,
     decode_commit_log,
@@ -34,6 +35,7 @@ from agentbisect.load import (
     load,
 )
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
+from agentbisect.schema.imported import ImportMeta
 from agentbisect.steps import (
     ControlDeps,
     QualityEntry,
@@ -226,11 +228,29 @@ class Run:
     # ----------------------------------------------------------------- honesty
 
     @cached_property
+    def import_meta(self) -> ImportMeta | None:
+        """What the importer of a trace or transcript recorded (``None`` for other inputs)."""
+        raw = self.loaded.import_raw
+        if raw is None:
+            return None
+        try:
+            return msgspec.json.decode(raw, type=ImportMeta)
+        except msgspec.MsgspecError as exc:
+            self.loaded.warn(
+                "import-unreadable", f"the recording's import key is unreadable ({exc}); ignored"
+            )
+            return None
+
+    @cached_property
     def flags(self) -> list[HonestyFlag]:
         # run_ids decodes the typed events, whose decoding problems land in loaded.warnings:
         # take it first so that those warnings are not missed.
         run_ids = self.run_ids
+        meta = self.import_meta  # (its own decoding problem lands in loaded.warnings)
         out = list(self.loaded.warnings)
+        if meta is not None:
+            # An importer's flags travel in the recording: the file it wrote says the same.
+            out.extend(flag(f.flag, f.note) for f in meta.flags if f.flag in FLAGS)
         lo = self.loaded
         build = self.index_build
         if lo.domain is not None:
@@ -404,6 +424,7 @@ _FLOW_TYPES = frozenset(
 _BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
 
 
-def open_run(path: str) -> Run:
-    """Load ``path`` (or ``-``) and wrap it as a ``Run``."""
-    return Run(load(path))
+def open_run(path: str, options: ImportOptions | None = None) -> Run:
+    """Load ``path`` (or ``-``) and wrap it as a ``Run``; ``options`` for traces (--trace-id,
+    --logs)."""
+    return Run(load(path, options))

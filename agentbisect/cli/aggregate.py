@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    FILE_ARG,
+    JSON_OPT,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    VERBOSE_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.render.formats import ReportFormat
 
 # Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
@@ -25,6 +34,8 @@ def aggregate(
     fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Rollups per boundary (tokens, LLM calls, tool calls, iterations, durations), plus a
     whole-run row, the rebuilt boundary index and the step strip.
@@ -39,5 +50,5 @@ def aggregate(
     from agentbisect.render import get_renderer
 
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
-    run = load_run(file, verbose)
+    run = load_run(file, verbose, import_options(trace_id, logs))
     get_renderer(name).render(aggregate_run(run, show_all=show_all, drill=drill))

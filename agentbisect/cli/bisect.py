@@ -10,7 +10,13 @@ from __future__ import annotations
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import format_option, pick_format
+from agentbisect.cli.options import (
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.honesty import FLAGS
 from agentbisect.render.formats import BisectFormat
@@ -77,6 +83,8 @@ def bisect(
     fail_on: list[str] = typer.Option(
         [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
     ),
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Localize the context behind a wrong agent step (correlational; causal with --rerun)."""
     if embedder != "mock":
@@ -113,7 +121,7 @@ def bisect(
         upstream=upstream,
     )
     check_options(opts)
-    run = load_run(file, False)
+    run = load_run(file, False, import_options(trace_id, logs))
     with rerun_progress(enabled=rerun is not None) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
     get_renderer(name).render(result)

@@ -37,7 +37,8 @@ from agentbisect.importers.conventions import (
     read_span,
 )
 from agentbisect.importers.spans import Span, SpanBatch
-from agentbisect.record import RunRecording
+from agentbisect.boundary.recorder import Mode
+from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 
 IMPORT_KEY = "import"
 _MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
@@ -81,16 +82,37 @@ class Synthesis:
     llm_steps: list[str]
     tool_steps: list[str]
     counts: dict[str, int]
+    rec: RunRecording
+
+    def document(self) -> dict[str, Any]:
+        """What ``afp record`` writes: the recording, or the envelope when the event cap dropped
+        typed events (only it carries the drop counts); the ``import`` key at the top."""
+        if self.rec.dropped_events == 0:
+            return self.recording
+        meta = self.recording.pop(IMPORT_KEY)
+        env = self.rec.to_envelope(run_id=meta.get("traceId") or None)
+        self.recording[IMPORT_KEY] = meta
+        env[IMPORT_KEY] = meta
+        return env
 
 
 class _Builder:
-    def __init__(self, nodes: list[Node], root: Node, flags: list[tuple[str, str]]) -> None:
+    def __init__(
+        self,
+        nodes: list[Node],
+        root: Node,
+        flags: list[tuple[str, str]],
+        detail: Mode = "full",
+        max_events: object = DEFAULT_MAX_EVENTS,
+    ) -> None:
         self.nodes = nodes
         self.root = root
         self.flags = flags
         self.now = root.span.start_ns // 1_000_000
         # Imported values are strings and our own small records: no raw vectors to summarise.
-        self.rec = RunRecording(clock=lambda: self.now, keep_embeddings=True)
+        self.rec = RunRecording(
+            clock=lambda: self.now, keep_embeddings=True, detail=detail, max_events=max_events
+        )
         self.reads: dict[str, list[str]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
         self.matches: list[dict[str, str]] = []
@@ -664,6 +686,8 @@ def synthesize(
     name: str,
     readings: dict[str, Reading] | None = None,
     axis_note: str = "",
+    detail: Mode = "full",
+    max_events: object = DEFAULT_MAX_EVENTS,
 ) -> Synthesis:
     """One trace's spans → recording (``{snapshot, events, import}``) with its flags.
 
@@ -679,7 +703,7 @@ def synthesize(
             nodes.append(node)
             for flag in node.reading.problems:
                 flags.append(flag)
-    b = _Builder(nodes, root, flags)
+    b = _Builder(nodes, root, flags, detail, max_events)
     b.build()
     recording = b.rec.to_recording()
     snap = recording["snapshot"]
@@ -719,4 +743,4 @@ def synthesize(
         "flags": [{"flag": f, "note": n} for f, n in out_flags],
         "counts": counts,
     }
-    return Synthesis(recording, out_flags, b.llm_steps, b.tool_steps, counts)
+    return Synthesis(recording, out_flags, b.llm_steps, b.tool_steps, counts, b.rec)

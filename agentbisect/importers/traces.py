@@ -11,10 +11,12 @@ import gc
 from dataclasses import dataclass
 from typing import Any
 
+from agentbisect.boundary.recorder import Mode
 from agentbisect.errors import InputError, UsageError
 from agentbisect.importers import otel_console, otlp_json
 from agentbisect.importers.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
+from agentbisect.record import DEFAULT_MAX_EVENTS
 
 
 def sniff(head: bytes) -> bool:
@@ -62,6 +64,8 @@ def import_trace(
     *,
     trace_id: str | None = None,
     logs: list[tuple[str, bytes]] | None = None,
+    detail: Mode = "full",
+    max_events: object = DEFAULT_MAX_EVENTS,
 ) -> Synthesis:
     """Read, join, select and synthesize; the result's recording carries the import metadata."""
     # Millions of small, acyclic objects: the cyclic collector would rescan them over and over
@@ -69,7 +73,7 @@ def import_trace(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _import_trace(name, data, trace_id=trace_id, logs=logs)
+        return _import_trace(name, data, trace_id, logs, detail, max_events)
     finally:
         if was_enabled:
             gc.enable()
@@ -78,11 +82,11 @@ def import_trace(
 def _import_trace(
     name: str,
     data: bytes,
-    *,
-    trace_id: str | None = None,
-    logs: list[tuple[str, bytes]] | None = None,
+    trace_id: str | None,
+    logs: list[tuple[str, bytes]] | None,
+    detail: Mode,
+    max_events: object,
 ) -> Synthesis:
-    """Read, join, select and synthesize; the result's recording carries the import metadata."""
     batch = read_batch(name, data)
     for logs_name, logs_data in logs or []:
         extra = otlp_json.read(logs_name, logs_data) if otlp_json.sniff(logs_data[:4096]) else None
@@ -126,7 +130,7 @@ def _import_trace(
         span.logs.append(rec)
     if unjoined:
         flags.append(("unjoined-log-records", f"{unjoined} log record(s) name no span of the trace; their content is not used"))
-    result = synthesize(spans, flags, name)
+    result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
     meta = result.recording[IMPORT_KEY]
     meta["format"] = batch.form
     meta["traceId"] = chosen.trace_id

@@ -15,10 +15,16 @@ from typing import Any
 
 import msgspec
 
+from agentbisect.boundary.recorder import Mode
 from agentbisect.errors import InputError
 from agentbisect.importers.conventions import Boundary, LLMCall, Message, Reading, ToolCall, message_from
 from agentbisect.importers.spans import Span
+from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.importers.convert import conversion
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
+
+NAME = "transcript"
+LABEL = "chat transcript"
 
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 
@@ -107,7 +113,9 @@ def _span(i: int, name: str, parent: str | None, start: int, end: int) -> Span:
     )
 
 
-def import_transcript(name: str, data: bytes) -> Synthesis:
+def import_transcript(
+    name: str, data: bytes, *, detail: Mode = "full", max_events: object = DEFAULT_MAX_EVENTS
+) -> Synthesis:
     loaded = _load(name, data)
     if loaded is None:
         raise InputError(name, "expected a chat transcript (messages with role and content)")
@@ -170,8 +178,24 @@ def import_transcript(name: str, data: bytes) -> Synthesis:
         readings,
         axis_note="the commit axis is the message order, synthesized by the importer: a transcript "
         "has no commits and no times (times are message positions, in ms)",
+        detail=detail,
+        max_events=max_events,
     )
     meta = result.recording[IMPORT_KEY]
     meta["format"] = form
     meta["traces"] = []
     return result
+
+
+def convert(
+    name: str,
+    data: bytes,
+    *,
+    detail: Detail = "full",
+    keep_embeddings: bool = False,
+    max_events: object = DEFAULT_MAX_EVENTS,
+) -> Conversion:
+    """The importer seam: a transcript as the canonical recording (``keep_embeddings`` has
+    nothing to act on: a transcript carries no vectors)."""
+    result = import_transcript(name, data, detail=detail, max_events=max_events)
+    return conversion(result, detail)
