@@ -54,26 +54,27 @@ def per_call(run: Run) -> list[dict[str, Any]]:
     open_rows: dict[str, dict[str, Any]] = {}
     llm_n = 0
     for e in run.events:
+        rid = e.runtimeStageId if isinstance(e.runtimeStageId, str) else ""
         if isinstance(e, LlmStart):
-            row: dict[str, Any] = {"step": e.runtimeStageId, "type": "llm", "llmIndex": llm_n}
+            row: dict[str, Any] = {"step": rid, "type": "llm", "llmIndex": llm_n}
             if isinstance(e.model, str):
                 row["model"] = e.model
             llm_n += 1
             rows.append(row)
-            open_rows[e.runtimeStageId] = row
+            open_rows[rid] = row
         elif isinstance(e, LlmEnd):
-            row = open_rows.pop(e.runtimeStageId, {})
+            row = open_rows.pop(rid, {})
             usage = e.usage
             if usage is not UNSET and isinstance(usage, Usage):
                 row["tokens"] = {"input": usage.input, "output": usage.output}
             if e.stopReason == "error":
                 row["failed"] = True
         elif isinstance(e, ToolStart):
-            row = {"step": e.runtimeStageId, "type": "tool", "toolName": e.toolName}
+            row = {"step": rid, "type": "tool", "toolName": e.toolName}
             rows.append(row)
-            open_rows[e.runtimeStageId] = row
+            open_rows[rid] = row
         elif isinstance(e, ToolEnd):
-            row = open_rows.pop(e.runtimeStageId, {})
+            row = open_rows.pop(rid, {})
             if e.error is not UNSET and e.error not in (False, None):
                 row["failed"] = True
     return rows

@@ -13,7 +13,7 @@ from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.errors import UsageError
 from agentbisect.files import gzip_bytes, write_atomic
 from agentbisect.honesty import HonestyFlag, dedupe, flag
-from agentbisect.importers import check_options, importer_for
+from agentbisect.importers import convert_with, importer_for
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
 from agentbisect.load import Loaded, load_bytes, read_input
 from agentbisect.record import normalize_cap
@@ -55,20 +55,15 @@ def record_file(
     name, data, compressed = read_input(input_path)
     size_in = _size_on_disk(input_path, data)
     imp = importer_for(data) or recording
-    check_options(imp, options)
-    if getattr(imp, "TAKES_OPTIONS", False) and options is not None:
-        conv = imp.convert(
-            name,
-            data,
-            detail=detail,
-            keep_embeddings=keep_embeddings,
-            max_events=max_events,
-            options=options,
-        )
-    else:
-        conv = imp.convert(
-            name, data, detail=detail, keep_embeddings=keep_embeddings, max_events=max_events
-        )
+    conv = convert_with(
+        imp,
+        name,
+        data,
+        options,
+        detail=detail,
+        keep_embeddings=keep_embeddings,
+        max_events=max_events,
+    )
     loaded_in = load_bytes(data, name) if imp is recording else None
     out_bytes = conv.data
     if gzip or (gzip is None and output.endswith(".gz")):

@@ -88,15 +88,31 @@ _ALL = (
     ),
     # --- raised by the trace and transcript importers (what the source could not provide)
     FlagInfo(
-        "synthesized-commit-axis", "the commit axis is span start order, made by the importer", "importer"
+        "synthesized-commit-axis",
+        "the commit axis is span start order, made by the importer",
+        "importer",
     ),
     FlagInfo(
-        "content-not-captured", "LLM calls carry no message content: bisect ranks by structure", "importer"
+        "content-not-captured",
+        "LLM calls carry no message content: bisect ranks by structure",
+        "importer",
     ),
-    FlagInfo("matched-by-content", "sources linked to their producer by identical content, not id", "importer"),
-    FlagInfo("matched-by-structure", "sources linked to their producer by position only", "importer"),
-    FlagInfo("malformed-attribute", "span attributes of the wrong type or unparsable JSON, dropped", "importer"),
-    FlagInfo("duplicate-span-ids", "spans repeating an earlier span id; the first was kept", "importer"),
+    FlagInfo(
+        "matched-by-content",
+        "sources linked to their producer by identical content, not id",
+        "importer",
+    ),
+    FlagInfo(
+        "matched-by-structure", "sources linked to their producer by position only", "importer"
+    ),
+    FlagInfo(
+        "malformed-attribute",
+        "span attributes of the wrong type or unparsable JSON, dropped",
+        "importer",
+    ),
+    FlagInfo(
+        "duplicate-span-ids", "spans repeating an earlier span id; the first was kept", "importer"
+    ),
     FlagInfo("orphan-spans", "spans whose parent is not in the trace, kept at the top", "importer"),
     FlagInfo("parent-cycle", "parent links formed a cycle; cut at one span", "importer"),
     FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),

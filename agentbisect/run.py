@@ -247,10 +247,10 @@ class Run:
         # take it first so that those warnings are not missed.
         run_ids = self.run_ids
         meta = self.import_meta  # (its own decoding problem lands in loaded.warnings)
-        out = list(self.loaded.warnings)
-        if meta is not None:
-            # An importer's flags travel in the recording: the file it wrote says the same.
-            out.extend(flag(f.flag, f.note) for f in meta.flags if f.flag in FLAGS)
+        # An importer's flags travel in the recording, first (as on the import itself), so the
+        # file `afp record` wrote says the same as the trace it came from.
+        out = [flag(f.flag, f.note) for f in meta.flags if f.flag in FLAGS] if meta else []
+        out.extend(self.loaded.warnings)
         lo = self.loaded
         build = self.index_build
         if lo.domain is not None:

@@ -48,7 +48,9 @@ _MEASURE = (
 
 
 def _measure(argv: list[str]) -> tuple[float, int]:
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, check=True
+    )
     rc, seconds, kb = out.stdout.split()
     if rc != "0":
         raise SystemExit(f"{' '.join(argv)} exited {rc}")
@@ -56,7 +58,9 @@ def _measure(argv: list[str]) -> tuple[float, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--spans", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "afp-otlp-bench")
@@ -76,16 +80,24 @@ def main() -> None:
     for _ in range(args.repeat):
         seconds, _mem = _measure([sys.executable, "-c", _BASELINE, str(path)])
         base_t.append(seconds)
-        seconds, mem = _measure([sys.executable, "-m", "agentbisect", "aggregate", "--json", str(path)])
+        seconds, mem = _measure(
+            [sys.executable, "-m", "agentbisect", "aggregate", "--json", str(path)]
+        )
         afp_t.append(seconds)
         afp_mem = max(afp_mem, mem)
     best_base, best_afp = min(base_t), min(afp_t)
     ratio = best_afp / best_base
     mem_ratio = afp_mem / size
     print(f"file: {args.spans} spans, {size / 1e6:.1f} MB")
-    print(f"baseline decode: best {best_base * 1000:.0f} ms, median {statistics.median(base_t) * 1000:.0f} ms")
-    print(f"afp aggregate:   best {best_afp * 1000:.0f} ms, median {statistics.median(afp_t) * 1000:.0f} ms")
-    print(f"time ratio: {ratio:.2f} (goal ≤ {TIME_GOAL})  {'OK' if ratio <= TIME_GOAL else 'MISSED'}")
+    print(
+        f"baseline decode: best {best_base * 1000:.0f} ms, median {statistics.median(base_t) * 1000:.0f} ms"
+    )
+    print(
+        f"afp aggregate:   best {best_afp * 1000:.0f} ms, median {statistics.median(afp_t) * 1000:.0f} ms"
+    )
+    print(
+        f"time ratio: {ratio:.2f} (goal ≤ {TIME_GOAL})  {'OK' if ratio <= TIME_GOAL else 'MISSED'}"
+    )
     print(
         f"peak memory: {afp_mem / 1e6:.0f} MB = {mem_ratio:.2f}× the file "
         f"(goal ≤ {MEMORY_GOAL}×)  {'OK' if mem_ratio <= MEMORY_GOAL else 'MISSED'}"

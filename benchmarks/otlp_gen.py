@@ -29,7 +29,9 @@ def _i(v: int) -> dict[str, Any]:
     return {"intValue": str(v)}
 
 
-def _span(sid: int, name: str, start: int, end: int, attrs: dict[str, Any], parent: int | None) -> dict[str, Any]:
+def _span(
+    sid: int, name: str, start: int, end: int, attrs: dict[str, Any], parent: int | None
+) -> dict[str, Any]:
     return {
         "traceId": TRACE,
         "spanId": format(sid, "016x"),
@@ -47,7 +49,10 @@ def generate(spans: int) -> list[dict[str, Any]]:
     t0 = 1_780_000_000_000_000_000
     out: list[dict[str, Any]] = []
     history: list[dict[str, Any]] = [
-        {"role": "user", "parts": [{"type": "text", "content": "Where is my order NW-1? It was due last week."}]}
+        {
+            "role": "user",
+            "parts": [{"type": "text", "content": "Where is my order NW-1? It was due last week."}],
+        }
     ]
     t = t0 + 1000
     sid = 2
@@ -56,7 +61,14 @@ def generate(spans: int) -> list[dict[str, Any]]:
         call_id = f"call_{i:08d}"
         out_msg = {
             "role": "assistant",
-            "parts": [{"type": "tool_call", "id": call_id, "name": "lookup_order", "arguments": {"order_id": f"NW-{i}"}}],
+            "parts": [
+                {
+                    "type": "tool_call",
+                    "id": call_id,
+                    "name": "lookup_order",
+                    "arguments": {"order_id": f"NW-{i}"},
+                }
+            ],
             "finish_reason": "tool_calls",
         }
         attrs = {
@@ -86,9 +98,20 @@ def generate(spans: int) -> list[dict[str, Any]]:
         sid += 1
         t += 500_000
         history.append({"role": "assistant", "parts": out_msg["parts"]})
-        history.append({"role": "tool", "parts": [{"type": "tool_call_response", "id": call_id, "response": result}]})
-    root = _span(1, "invoke_agent support", t0, t + 1000, {
-        "gen_ai.operation.name": _s("invoke_agent"), "gen_ai.agent.name": _s("support")}, None)
+        history.append(
+            {
+                "role": "tool",
+                "parts": [{"type": "tool_call_response", "id": call_id, "response": result}],
+            }
+        )
+    root = _span(
+        1,
+        "invoke_agent support",
+        t0,
+        t + 1000,
+        {"gen_ai.operation.name": _s("invoke_agent"), "gen_ai.agent.name": _s("support")},
+        None,
+    )
     out.append(root)
     return out
 
@@ -97,15 +120,27 @@ def write(spans: int, path: Path) -> int:
     items = generate(spans)
     with path.open("wb") as f:
         for k in range(0, len(items), BATCH):
-            doc = {"resourceSpans": [{"resource": {"attributes": [{"key": "service.name", "value": _s("bench")}]},
-                                      "scopeSpans": [{"scope": {"name": "opentelemetry.util.genai.handler"},
-                                                      "spans": items[k:k + BATCH]}]}]}
+            doc = {
+                "resourceSpans": [
+                    {
+                        "resource": {"attributes": [{"key": "service.name", "value": _s("bench")}]},
+                        "scopeSpans": [
+                            {
+                                "scope": {"name": "opentelemetry.util.genai.handler"},
+                                "spans": items[k : k + BATCH],
+                            }
+                        ],
+                    }
+                ]
+            }
             f.write(json.dumps(doc, separators=(",", ":")).encode() + b"\n")
     return len(items)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--spans", type=int, default=100_000)
     ap.add_argument("-o", "--output", type=Path, required=True)
     args = ap.parse_args()

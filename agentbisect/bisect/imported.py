@@ -32,7 +32,7 @@ def name_sources(suspects: list[Suspect], meta: ImportMeta) -> None:
         spec = s.ablation if s.ablation is not UNSET else None
         if s.kind == "tool" and spec is not None:
             if src.toolCallId:
-                spec.toolCallIds = [src.toolCallId]  # type: ignore[list-item]
+                spec.toolCallIds = [src.toolCallId]
             spec.spanId = src.spanId
         elif s.kind == "injection" and spec is not None:
             if src.kind == "system-instruction":

@@ -10,7 +10,7 @@ line here. Importers are imported only when sniffed, so a heavy one costs nothin
 from __future__ import annotations
 
 import importlib
-from typing import cast
+from typing import Any, cast
 
 from agentbisect.errors import UsageError
 from agentbisect.importers.base import Conversion, Importer, ImportOptions
@@ -22,6 +22,7 @@ __all__ = [
     "ImportOptions",
     "Importer",
     "check_options",
+    "convert_with",
     "import_bytes",
     "importer_for",
     "shape_label",
@@ -57,6 +58,17 @@ def check_options(imp: Importer | None, options: ImportOptions | None) -> None:
         raise UsageError(f"{' and '.join(given)} {verb} to OpenTelemetry traces, not to {label}")
 
 
+def convert_with(
+    imp: Importer, name: str, data: bytes, options: ImportOptions | None, **kwargs: Any
+) -> Conversion:
+    """``imp.convert``, handing ``options`` to the importers that take them (``TAKES_OPTIONS``)."""
+    check_options(imp, options)
+    if options is not None and getattr(imp, "TAKES_OPTIONS", False):
+        convert: Any = imp.convert
+        return cast(Conversion, convert(name, data, options=options, **kwargs))
+    return imp.convert(name, data, **kwargs)
+
+
 def import_bytes(
     name: str, data: bytes, compressed: bool = False, options: ImportOptions | None = None
 ) -> Loaded:
@@ -68,10 +80,7 @@ def import_bytes(
     if imp is None or imp is cast(Importer, recording):
         # Not JSON-ish at all still goes to the recording importer, which names the JSON error.
         return recording.load(name, data, compressed)
-    if getattr(imp, "TAKES_OPTIONS", False):
-        conv = imp.convert(name, data, options=options)
-    else:
-        conv = imp.convert(name, data)
+    conv = convert_with(imp, name, data, options)
     loaded = recording.load(name, conv.data, compressed)
     loaded.shape = imp.NAME
     loaded.size = len(data)

@@ -18,6 +18,7 @@ convention again. Problems (unparsable JSON inside an attribute) are reported, n
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -319,7 +320,10 @@ def _system_parts(value: Any) -> list[str]:
         value = [value]
     if not isinstance(value, list):
         raise BadContent("expected an array of instruction parts")
-    return [_str(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p) for p in value]
+    return [
+        _str(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
+        for p in value
+    ]
 
 
 # --------------------------------------------------------------------------- per operation
@@ -340,8 +344,17 @@ def _content_records(span: Span) -> list[tuple[str, Any, dict[str, Any]]]:
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
-        model=_str(a.get("gen_ai.response.model") or a.get("gen_ai.request.model") or a.get("llm.model_name")),
-        provider=_str(a.get("gen_ai.provider.name") or a.get("gen_ai.system") or a.get("llm.provider") or a.get("llm.system")),
+        model=_str(
+            a.get("gen_ai.response.model")
+            or a.get("gen_ai.request.model")
+            or a.get("llm.model_name")
+        ),
+        provider=_str(
+            a.get("gen_ai.provider.name")
+            or a.get("gen_ai.system")
+            or a.get("llm.provider")
+            or a.get("llm.system")
+        ),
     )
     for key_in, key_out in (
         ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"),
@@ -360,11 +373,17 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
 
     def bad(key: str, exc: BadContent) -> None:
         reading.problems.append(
-            ("malformed-attribute", f"span {span.name!r} ({span.span_id}): {key}: {exc}; content ignored")
+            (
+                "malformed-attribute",
+                f"span {span.name!r} ({span.span_id}): {key}: {exc}; content ignored",
+            )
         )
 
     def structured(src: dict[str, Any], origin: str) -> None:
-        for key, target in (("gen_ai.input.messages", "inputs"), ("gen_ai.output.messages", "outputs")):
+        for key, target in (
+            ("gen_ai.input.messages", "inputs"),
+            ("gen_ai.output.messages", "outputs"),
+        ):
             if key in src and not getattr(call, target):
                 try:
                     setattr(call, target, messages_from(src[key]))
@@ -434,13 +453,13 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
 def _body(src: Any) -> Any:
     """An event body or attribute set; content may be nested as a JSON string."""
     if isinstance(src, dict):
-        out = {k: v for k, v in src.items() if not k.startswith("gen_ai.system") and k != "event.name"}
+        out = {
+            k: v for k, v in src.items() if not k.startswith("gen_ai.system") and k != "event.name"
+        }
         for key in ("message", "tool_calls"):
             if isinstance(out.get(key), str):
-                try:
+                with contextlib.suppress(ValueError):
                     out[key] = json.loads(out[key])
-                except ValueError:
-                    pass
         return out
     return src
 
@@ -452,9 +471,13 @@ def _tool(span: Span) -> ToolCall:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     call = ToolCall(
         name=name,
-        call_id=_str(a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")),
+        call_id=_str(
+            a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
+        ),
         arguments=as_text(
-            _shown(a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value"))))
+            _shown(
+                a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value")))
+            )
         ),
     )
     result = _shown(a.get("gen_ai.tool.call.result", a.get("output.value")))
@@ -467,7 +490,8 @@ def _tool(span: Span) -> ToolCall:
             except ValueError:
                 parsed = None
         if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
-            inner = parsed.get("kwargs") if isinstance(parsed.get("kwargs"), dict) else parsed
+            kwargs = parsed.get("kwargs")
+            inner: dict[str, Any] = kwargs if isinstance(kwargs, dict) else parsed
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
                 call.call_id = call.call_id or inner["tool_call_id"]
                 text = as_text(inner["content"])
@@ -495,14 +519,20 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
         if score is None:
             score = meta.get("score")
         doc_id = _str(g.get("id")) or next(
-            (_str(meta[k]) for k in ("id", "doc_id", "document_id", "source") if isinstance(meta.get(k), str | int)),
+            (
+                _str(meta[k])
+                for k in ("id", "doc_id", "document_id", "source")
+                if isinstance(meta.get(k), str | int)
+            ),
             "",
         )
         r.documents.append(
             Document(
                 id=doc_id or f"{span.span_id}.doc{i}",
                 content=g["content"] if isinstance(g.get("content"), str) else None,
-                score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+                score=float(score)
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else None,
             )
         )
     if not r.documents and "gen_ai.retrieval.documents" in a:
@@ -510,7 +540,10 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
             docs = _json_value(a["gen_ai.retrieval.documents"])
         except BadContent as exc:
             reading.problems.append(
-                ("malformed-attribute", f"span {span.name!r} ({span.span_id}): gen_ai.retrieval.documents: {exc}")
+                (
+                    "malformed-attribute",
+                    f"span {span.name!r} ({span.span_id}): gen_ai.retrieval.documents: {exc}",
+                )
             )
             docs = []
         for i, d in enumerate(docs if isinstance(docs, list) else []):
@@ -522,7 +555,9 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
                 Document(
                     id=_str(d.get("id")) or f"{span.span_id}.doc{i}",
                     content=content if isinstance(content, str) else None,
-                    score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+                    score=float(score)
+                    if isinstance(score, int | float) and not isinstance(score, bool)
+                    else None,
                 )
             )
     return r

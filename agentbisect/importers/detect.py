@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from agentbisect.importers import transcript, traces
+from agentbisect.importers import traces, transcript
 from agentbisect.importers.synthesize import Synthesis
 
 _ENC = msgspec.json.Encoder()
@@ -33,7 +33,9 @@ def sniff(data: bytes) -> str | None:
     return None
 
 
-def synthesize_file(name: str, data: bytes, options: ImportOptions | None = None) -> Synthesis | None:
+def synthesize_file(
+    name: str, data: bytes, options: ImportOptions | None = None
+) -> Synthesis | None:
     kind = sniff(data)
     options = options or ImportOptions()
     if kind == "trace":
@@ -43,7 +45,9 @@ def synthesize_file(name: str, data: bytes, options: ImportOptions | None = None
     return None
 
 
-def convert(name: str, data: bytes, options: ImportOptions | None = None) -> tuple[bytes, Synthesis] | None:
+def convert(
+    name: str, data: bytes, options: ImportOptions | None = None
+) -> tuple[bytes, Synthesis] | None:
     """The recording bytes an imported file stands for, or ``None`` if it is not imported."""
     result = synthesize_file(name, data, options)
     if result is None:

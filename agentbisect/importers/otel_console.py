@@ -13,7 +13,14 @@ import json
 from typing import Any
 
 from agentbisect.errors import InputError
-from agentbisect.importers.spans import SPAN_KINDS, Span, SpanBatch, SpanEvent, is_zero_id, normalize_id
+from agentbisect.importers.spans import (
+    SPAN_KINDS,
+    Span,
+    SpanBatch,
+    SpanEvent,
+    is_zero_id,
+    normalize_id,
+)
 
 
 def _looks_like_span(obj: object) -> bool:
@@ -59,7 +66,9 @@ def _ns(value: object, where: str, name: str) -> int:
         try:
             t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            raise InputError(name, f"{where}: expected an ISO time or nanoseconds, got {value!r}") from None
+            raise InputError(
+                name, f"{where}: expected an ISO time or nanoseconds, got {value!r}"
+            ) from None
         if t.tzinfo is None:
             t = t.replace(tzinfo=_dt.UTC)
         delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
@@ -86,7 +95,9 @@ def _status(value: object) -> tuple[str, str]:
     else:
         name = str(code).upper().rsplit(".", 1)[-1].removeprefix("STATUS_CODE_")
     desc = value.get("description", value.get("message", ""))
-    return (name if name in ("UNSET", "OK", "ERROR") else "UNSET"), desc if isinstance(desc, str) else ""
+    return (name if name in ("UNSET", "OK", "ERROR") else "UNSET"), desc if isinstance(
+        desc, str
+    ) else ""
 
 
 def _attrs(value: object, batch: SpanBatch, where: str) -> dict[str, Any]:

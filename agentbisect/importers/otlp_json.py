@@ -250,7 +250,9 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str) -> None:
                         status_message=message,
                         attributes=_attrs(s.attributes, batch, where),
                         events=[
-                            SpanEvent(e.name, _nanos(e.timeUnixNano), _attrs(e.attributes, batch, where))
+                            SpanEvent(
+                                e.name, _nanos(e.timeUnixNano), _attrs(e.attributes, batch, where)
+                            )
                             for e in s.events
                         ],
                         scope=scope,

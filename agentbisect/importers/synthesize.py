@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentbisect.boundary.recorder import Mode
 from agentbisect.importers.conventions import (
     Boundary,
     LLMCall,
@@ -36,8 +37,7 @@ from agentbisect.importers.conventions import (
     ToolCall,
     read_span,
 )
-from agentbisect.importers.spans import Span, SpanBatch
-from agentbisect.boundary.recorder import Mode
+from agentbisect.importers.spans import Span
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 
 IMPORT_KEY = "import"
@@ -217,7 +217,11 @@ class _Builder:
             self.rec.emit(
                 {
                     "type": "agentfootprint.stream.tool_start",
-                    "payload": {"toolName": op.name, "toolCallId": op.call_id or node.step_id, "args": op.arguments},
+                    "payload": {
+                        "toolName": op.name,
+                        "toolCallId": op.call_id or node.step_id,
+                        "args": op.arguments,
+                    },
                     "meta": self._meta(node),
                 }
             )
@@ -237,10 +241,14 @@ class _Builder:
                 self._retrieval(node, op)
             self._flush_retrievals([])
             if failed:
-                self.rec.on_run_failed({"structuredError": {"message": span.status_message or "span status ERROR"}})
+                self.rec.on_run_failed(
+                    {"structuredError": {"message": span.status_message or "span status ERROR"}}
+                )
             else:
                 out = op.output if isinstance(op, Boundary) else None
-                self.rec.on_run_end({"payload": {"output": out}} if out is not None else {"payload": {}})
+                self.rec.on_run_end(
+                    {"payload": {"output": out}} if out is not None else {"payload": {}}
+                )
             return
         if role in ("agent", "chain") and isinstance(op, Boundary):
             event: dict[str, Any] = {
@@ -267,7 +275,9 @@ class _Builder:
         step = node.step_id
         self.llm_steps.append(step)
         self._sources(node, call)
-        system_text = "\n\n".join(call.system + [m.text() for m in call.inputs if m.role in ("system", "developer")])
+        system_text = "\n\n".join(
+            call.system + [m.text() for m in call.inputs if m.role in ("system", "developer")]
+        )
         payload: dict[str, Any] = {
             "iteration": len(self.llm_steps),
             "provider": call.provider,
@@ -278,13 +288,21 @@ class _Builder:
         }
         if system_text:
             payload["systemPromptText"] = system_text
-        self.rec.emit({"type": "agentfootprint.stream.llm_start", "payload": payload, "meta": self._meta(node)})
+        self.rec.emit(
+            {
+                "type": "agentfootprint.stream.llm_start",
+                "payload": payload,
+                "meta": self._meta(node),
+            }
+        )
 
     def _llm_end(self, node: Node, call: LLMCall) -> None:
         step = node.step_id
         text = "\n".join(m.text() for m in call.outputs)
         calls = [p for m in call.outputs for p in m.parts if p.kind == "tool_call"]
-        self._commit(step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE})
+        self._commit(
+            step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE}
+        )
         self.llm_outputs.append((step, call.outputs, text))
         self.llm_outputs_by_step[step] = call.outputs
         for p in calls:
@@ -293,17 +311,29 @@ class _Builder:
             self.llm_by_tool_name[p.name] = step
         if text.strip():
             self.llm_by_text[text.strip()] = step
-        self.sources[step] = {"kind": "llm", "spanId": node.span.span_id, "llmIndex": len(self.llm_steps) - 1}
+        self.sources[step] = {
+            "kind": "llm",
+            "spanId": node.span.span_id,
+            "llmIndex": len(self.llm_steps) - 1,
+        }
         payload: dict[str, Any] = {
             "iteration": len(self.llm_steps),
             "content": "\n".join(p.text for m in call.outputs for p in m.parts if p.kind == "text"),
             "toolCallCount": len(calls),
-            "stopReason": "error" if node.span.status == "ERROR" else (call.finish_reason or ("tool_calls" if calls else "stop")),
+            "stopReason": "error"
+            if node.span.status == "ERROR"
+            else (call.finish_reason or ("tool_calls" if calls else "stop")),
             "durationMs": max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000),
         }
         if call.input_tokens is not None or call.output_tokens is not None:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
-        self.rec.emit({"type": "agentfootprint.stream.llm_end", "payload": payload, "meta": self._meta(node, end=True)})
+        self.rec.emit(
+            {
+                "type": "agentfootprint.stream.llm_end",
+                "payload": payload,
+                "meta": self._meta(node, end=True),
+            }
+        )
 
     def _sources(self, node: Node, call: LLMCall) -> None:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
@@ -320,11 +350,14 @@ class _Builder:
             if msg.role in ("system", "developer"):
                 system_texts.append((msg.text(), (i, msg.role)))
         parts = [(p, where) for text, where in system_texts for p in split_paragraphs(text)]
-        lines = [ln for m in call.inputs if m.role not in ("system", "developer") for ln in m.text().splitlines()]
+        lines = [
+            ln
+            for m in call.inputs
+            if m.role not in ("system", "developer")
+            for ln in m.text().splitlines()
+        ]
         self.doc_parts |= self._flush_retrievals([p for p, _ in parts] + lines)
-        ordinal = 0
-        for part, where in parts:
-            ordinal += 1
+        for ordinal, (part, where) in enumerate(parts, start=1):
             if part not in self.doc_parts:
                 self._system_part(step, part, ordinal, node, where)
         all_text = "\n".join(m.text() for m in call.inputs)
@@ -336,7 +369,13 @@ class _Builder:
             elif msg.role == "tool":
                 self._tool_message(step, i, msg, node)
             else:
-                self._plain_message(step, i, msg, node, producer="run-input" if msg.role == "user" else "not-in-trace")
+                self._plain_message(
+                    step,
+                    i,
+                    msg,
+                    node,
+                    producer="run-input" if msg.role == "user" else "not-in-trace",
+                )
         # A document leaves the candidates once a call no longer carries it (it left the window).
         keep = []
         for doc in self.docs:
@@ -385,7 +424,9 @@ class _Builder:
                 part_id,
                 {
                     f"in:{step}": text,
-                    "systemPromptInjections": [{"source": "instructions", "sourceId": part_id, "rawContent": text}],
+                    "systemPromptInjections": [
+                        {"source": "instructions", "sourceId": part_id, "rawContent": text}
+                    ],
                 },
             )
             self.sources[step] = {"kind": "system-instruction", "partId": part_id, "text": text}
@@ -406,15 +447,29 @@ class _Builder:
             )
         self._read(reader, f"in:{step}", step, "input")
 
-    def _plain_message(self, reader: str, index: int, msg: Message, node: Node, producer: str) -> None:
+    def _plain_message(
+        self, reader: str, index: int, msg: Message, node: Node, producer: str
+    ) -> None:
         text = msg.text()
         key = (index, msg.role, text)
         step = self.messages.get(key)
         if step is None:
             step = f"message:{clean(msg.role)}.{index}#{node.index}"
             self.messages[key] = step
-            self._commit(step, f"{msg.role.capitalize()}Message", f"message:{clean(msg.role)}.{index}", {f"in:{step}": text}, untracked=True)
-            self.sources[step] = {"kind": "message", "messageIndex": index, "role": msg.role, "producer": producer, "text": text}
+            self._commit(
+                step,
+                f"{msg.role.capitalize()}Message",
+                f"message:{clean(msg.role)}.{index}",
+                {f"in:{step}": text},
+                untracked=True,
+            )
+            self.sources[step] = {
+                "kind": "message",
+                "messageIndex": index,
+                "role": msg.role,
+                "producer": producer,
+                "text": text,
+            }
         self._read(reader, f"in:{step}", step, "input")
 
     def _assistant_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
@@ -443,7 +498,9 @@ class _Builder:
             if tool is not None and part.text.strip():
                 self._read(reader, self.sources[tool]["key"], tool, "content")
                 continue
-            self._plain_message(reader, index, Message("tool", [part]), node, producer="not-in-trace")
+            self._plain_message(
+                reader, index, Message("tool", [part]), node, producer="not-in-trace"
+            )
 
     # ------------------------------------------------------------------ tools and retrieval
 
@@ -456,7 +513,12 @@ class _Builder:
             # first one not yet claimed), so the rerun spec can still name the tool call.
             for m in self.llm_outputs_by_step.get(asked, []):
                 for p in m.parts:
-                    if p.kind == "tool_call" and p.name == op.name and p.id and p.id not in self.tool_by_id:
+                    if (
+                        p.kind == "tool_call"
+                        and p.name == op.name
+                        and p.id
+                        and p.id not in self.tool_by_id
+                    ):
                         op.call_id = p.id
                         self.adopted_ids.add(p.id)
                         break
@@ -470,12 +532,19 @@ class _Builder:
         last: dict[str, Any] = {"toolName": op.name}
         if op.result is not None:
             last["result"] = op.result
-        self._commit(step, node.span.name, _stage_id(step), {key: op.result if op.result is not None else _NONE, "lastToolResult": last})
+        self._commit(
+            step,
+            node.span.name,
+            _stage_id(step),
+            {key: op.result if op.result is not None else _NONE, "lastToolResult": last},
+        )
         self.sources[step] = {
             "kind": "tool",
             "toolName": op.name,
             "toolCallId": op.call_id,
-            "callIdFrom": "llm-output" if op.call_id in self.adopted_ids else ("span" if op.call_id else "none"),
+            "callIdFrom": "llm-output"
+            if op.call_id in self.adopted_ids
+            else ("span" if op.call_id else "none"),
             "spanId": node.span.span_id,
             "key": key,
         }
@@ -491,7 +560,13 @@ class _Builder:
             payload["result"] = op.result
         if node.span.status == "ERROR":
             payload["error"] = node.span.status_message or "span status ERROR"
-        self.rec.emit({"type": "agentfootprint.stream.tool_end", "payload": payload, "meta": self._meta(node, end=True)})
+        self.rec.emit(
+            {
+                "type": "agentfootprint.stream.tool_end",
+                "payload": payload,
+                "meta": self._meta(node, end=True),
+            }
+        )
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
         if op.call_id and op.call_id in self.llm_by_call_id:
@@ -533,7 +608,9 @@ class _Builder:
                 records.append(rec)
                 if content is not None:
                     owned.add(content)
-                self.docs.append({"id": doc.id, "content": content, "step": step, "consumed": False, "by": by})
+                self.docs.append(
+                    {"id": doc.id, "content": content, "step": step, "consumed": False, "by": by}
+                )
                 payload: dict[str, Any] = {
                     "slot": "messages",
                     "source": "rag",
@@ -545,7 +622,13 @@ class _Builder:
                     payload["contentSummary"] = content[:200]
                 if doc.score is not None:
                     payload["retrievalScore"] = doc.score
-                self.rec.emit({"type": "agentfootprint.context.injected", "payload": payload, "meta": self._meta(node, end=True)})
+                self.rec.emit(
+                    {
+                        "type": "agentfootprint.context.injected",
+                        "payload": payload,
+                        "meta": self._meta(node, end=True),
+                    }
+                )
             values["messagesInjections"] = records
             self._commit(step, node.span.name, _stage_id(step), values)
             self.sources[step] = {
@@ -594,7 +677,9 @@ def step_label(reading: Reading, span: Span) -> str:
         return f"chain:{clean(op.name)}"
     if reading.role == "retrieval":
         source = a.get("gen_ai.data_source.id")
-        name = source if isinstance(source, str) and source else span.name.removeprefix("retrieval ")
+        name = (
+            source if isinstance(source, str) and source else span.name.removeprefix("retrieval ")
+        )
         return "retrieval" if name in ("retrieval", "retrieve") else f"retrieval:{clean(name)}"
     return clean(span.name)
 
@@ -616,7 +701,12 @@ def build_tree(
         reading = readings.get(s.span_id) if readings is not None else None
         by_id[s.span_id] = Node(s, reading if reading is not None else read_span(s))
     if dups:
-        flags.append(("duplicate-span-ids", f"{dups} span(s) repeat an earlier span id; the first of each was kept"))
+        flags.append(
+            (
+                "duplicate-span-ids",
+                f"{dups} span(s) repeat an earlier span id; the first of each was kept",
+            )
+        )
     roots: list[Node] = []
     orphans: list[str] = []
     for node in by_id.values():
@@ -629,7 +719,13 @@ def build_tree(
         else:
             by_id[pid].children.append(node)
     if orphans:
-        flags.append(("orphan-spans", f"{len(orphans)} span(s) name a parent not in the trace, kept at the top: " + ", ".join(orphans[:3])))
+        flags.append(
+            (
+                "orphan-spans",
+                f"{len(orphans)} span(s) name a parent not in the trace, kept at the top: "
+                + ", ".join(orphans[:3]),
+            )
+        )
     # Spans on a parent cycle are unreachable from any root: cut each cycle at one span.
     reached: set[str] = set()
     for r in roots:
@@ -640,7 +736,7 @@ def build_tree(
     for node in by_id.values():
         if node.span.span_id in reached:
             continue
-        parent = by_id[node.span.parent_id] if node.span.parent_id in by_id else None
+        parent = by_id.get(node.span.parent_id) if node.span.parent_id is not None else None
         if parent is not None and node in parent.children:
             parent.children.remove(node)
         roots.append(node)
@@ -657,10 +753,20 @@ def build_tree(
             if c.span.start_ns < node.span.start_ns or c.span.end_ns > node.span.end_ns:
                 outside += 1
     if outside:
-        flags.append(("span-outside-parent", f"{outside} span(s) start or end outside their parent's time range; nesting kept from the parent links"))
+        flags.append(
+            (
+                "span-outside-parent",
+                f"{outside} span(s) start or end outside their parent's time range; nesting kept from the parent links",
+            )
+        )
     unknown = sum(1 for n in by_id.values() if n.span.kind == "UNSPECIFIED")
     if unknown:
-        flags.append(("unknown-span-kind", f"{unknown} span(s) have an unspecified or unknown span kind; read by their attributes"))
+        flags.append(
+            (
+                "unknown-span-kind",
+                f"{unknown} span(s) have an unspecified or unknown span kind; read by their attributes",
+            )
+        )
     roots.sort(key=lambda r: (r.span.start_ns, r.span.end_ns))
     if len(roots) == 1:
         return roots[0]
@@ -726,16 +832,33 @@ def synthesize(
     }
     out_flags = list(flags)
     out_flags.append(
-        ("synthesized-commit-axis", axis_note or "the commit axis is the span start order (a span that contains others commits when it ends), synthesized by the importer: the trace has no commits of its own")
+        (
+            "synthesized-commit-axis",
+            axis_note
+            or "the commit axis is the span start order (a span that contains others commits when it ends), synthesized by the importer: the trace has no commits of its own",
+        )
     )
     if b.uncaptured_llm:
         out_flags.append(
-            ("content-not-captured", f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {_CAPTURE_HINT}")
+            (
+                "content-not-captured",
+                f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {_CAPTURE_HINT}",
+            )
         )
     if b.by_content:
-        out_flags.append(("matched-by-content", f"{b.by_content} input source(s) were linked to the span that produced them by identical content (the trace has no id for them)"))
+        out_flags.append(
+            (
+                "matched-by-content",
+                f"{b.by_content} input source(s) were linked to the span that produced them by identical content (the trace has no id for them)",
+            )
+        )
     if b.by_structure:
-        out_flags.append(("matched-by-structure", f"{b.by_structure} input source(s) were linked by position only (no id and no content to match)"))
+        out_flags.append(
+            (
+                "matched-by-structure",
+                f"{b.by_structure} input source(s) were linked by position only (no id and no content to match)",
+            )
+        )
     recording[IMPORT_KEY] = {
         "sources": b.sources,
         "matches": b.matches,

@@ -91,7 +91,7 @@ def _import_trace(
     for logs_name, logs_data in logs or []:
         extra = otlp_json.read(logs_name, logs_data) if otlp_json.sniff(logs_data[:4096]) else None
         if extra is None:
-            raise InputError(logs_name, "expected OTLP/JSON log records ({\"resourceLogs\": [...]})")
+            raise InputError(logs_name, 'expected OTLP/JSON log records ({"resourceLogs": [...]})')
         batch.spans.extend(extra.spans)
         batch.logs.extend(extra.logs)
         batch.problems.extend(extra.problems)
@@ -129,7 +129,12 @@ def _import_trace(
             continue
         span.logs.append(rec)
     if unjoined:
-        flags.append(("unjoined-log-records", f"{unjoined} log record(s) name no span of the trace; their content is not used"))
+        flags.append(
+            (
+                "unjoined-log-records",
+                f"{unjoined} log record(s) name no span of the trace; their content is not used",
+            )
+        )
     result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
     meta = result.recording[IMPORT_KEY]
     meta["format"] = batch.form

@@ -17,10 +17,17 @@ import msgspec
 
 from agentbisect.boundary.recorder import Mode
 from agentbisect.errors import InputError
-from agentbisect.importers.conventions import Boundary, LLMCall, Message, Reading, ToolCall, message_from
-from agentbisect.importers.spans import Span
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.importers.conventions import (
+    Boundary,
+    LLMCall,
+    Message,
+    Reading,
+    ToolCall,
+    message_from,
+)
 from agentbisect.importers.convert import conversion
+from agentbisect.importers.spans import Span
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
 
 NAME = "transcript"
@@ -43,7 +50,7 @@ def _load(name: str, data: bytes) -> tuple[list[dict[str, Any]], str] | None:
         doc = None
     if doc is None:  # JSON Lines of messages?
         items = []
-        for n, line in enumerate(text.splitlines(), start=1):
+        for _n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -57,10 +64,13 @@ def _load(name: str, data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     if isinstance(doc, list) and doc and all(_is_message(m) for m in doc):
         return doc, "chat transcript (message array)"
     if isinstance(doc, dict):
-        for key, form in (("messages", "chat transcript {messages}"), ("history", "multi-agent history")):
-            items = doc.get(key)
-            if isinstance(items, list) and items and all(_is_message(m) for m in items):
-                return items, form
+        for key, form in (
+            ("messages", "chat transcript {messages}"),
+            ("history", "multi-agent history"),
+        ):
+            found = doc.get(key)
+            if isinstance(found, list) and found and all(_is_message(m) for m in found):
+                return found, form
     return None
 
 
@@ -94,8 +104,8 @@ def sniff(data: bytes) -> bool:
     except msgspec.MsgspecError:
         first = data.lstrip().split(b"\n", 1)[0]
         return _role_item(first)  # JSON Lines of messages
-    items = top.messages or top.history
-    return bool(items) and _role_item(items[0])
+    found = top.messages or top.history
+    return bool(found) and found is not None and _role_item(found[0])
 
 
 def _span(i: int, name: str, parent: str | None, start: int, end: int) -> Span:
@@ -125,7 +135,9 @@ def import_transcript(
     for i, obj in enumerate(raw):
         role = obj.get("role")
         if role not in _ROLES and not (history and isinstance(obj.get("name"), str)):
-            raise InputError(name, f"message {i}: expected role to be one of {', '.join(sorted(_ROLES))}")
+            raise InputError(
+                name, f"message {i}: expected role to be one of {', '.join(sorted(_ROLES))}"
+            )
         msg = message_from(obj)
         if msg.role == "function":
             msg.role = "tool"
@@ -134,18 +146,24 @@ def import_transcript(
     root = _span(-1, "transcript", None, 0, n + 1)
     root.span_id = "root"
     spans = [root]
-    readings: dict[str, Reading] = {"root": Reading(Boundary("Agent", "transcript"), "agent", "transcript")}
+    readings: dict[str, Reading] = {
+        "root": Reading(Boundary("Agent", "transcript"), "agent", "transcript")
+    }
     asked: dict[str, str] = {}  # tool-call id -> tool name
     agent_span: Span | None = None
     for i, msg in enumerate(msgs):
-        is_step = msg.role == "assistant" or (history and msg.role not in ("system", "developer", "user", "tool"))
+        is_step = msg.role == "assistant" or (
+            history and msg.role not in ("system", "developer", "user", "tool")
+        )
         parent = "root"
         if history and is_step and msg.name:
             if agent_span is None or agent_span.name != msg.name:
                 agent_span = _span(1000 + i, msg.name, "root", i, i + 1)
                 agent_span.span_id = f"agent{i}"
                 spans.append(agent_span)
-                readings[agent_span.span_id] = Reading(Boundary("Agent", msg.name), "agent", "transcript")
+                readings[agent_span.span_id] = Reading(
+                    Boundary("Agent", msg.name), "agent", "transcript"
+                )
             agent_span.end_ns = (i + 1) * 1_000_000
             parent = agent_span.span_id
         elif history:
@@ -155,7 +173,9 @@ def import_transcript(
             spans.append(s)
             out = Message("assistant", msg.parts, msg.name)
             readings[s.span_id] = Reading(
-                LLMCall(inputs=msgs[:i], outputs=[out], content_source="transcript"), "llm", "transcript"
+                LLMCall(inputs=msgs[:i], outputs=[out], content_source="transcript"),
+                "llm",
+                "transcript",
             )
             for p in msg.parts:
                 if p.kind == "tool_call" and p.id:
@@ -169,7 +189,10 @@ def import_transcript(
                     ToolCall(name=tool_name, call_id=p.id, result=p.text), "tool", "transcript"
                 )
     flags: list[tuple[str, str]] = [
-        ("no-token-usage", "a transcript carries no token counts: token totals are 0, not measured"),
+        (
+            "no-token-usage",
+            "a transcript carries no token counts: token totals are 0, not measured",
+        ),
     ]
     result = synthesize(
         spans,

@@ -157,8 +157,14 @@ def calls_table(calls: list[dict[str, Any]]) -> None:
     """Imported runs: one row per LLM/tool step, with the ids ``bisect --at-step`` takes."""
     con = stdout_console()
     table = Table(title="Calls (bisect --at-step STEP, or --at-llm N)", title_justify="left")
-    for name, just in (("step", "left"), ("N", "right"), ("model / tool", "left"),
-                       ("tok in", "right"), ("tok out", "right"), ("", "left")):
+    for name, just in (
+        ("step", "left"),
+        ("N", "right"),
+        ("model / tool", "left"),
+        ("tok in", "right"),
+        ("tok out", "right"),
+        ("", "left"),
+    ):
         table.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
     for c in calls:
         tokens = c.get("tokens") or {}
