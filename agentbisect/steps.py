@@ -17,9 +17,7 @@ from msgspec import UNSET, Raw
 from agentbisect.errors import InputError
 from agentbisect.js import js_key_order
 from agentbisect.load import Loaded
-from agentbisect.schema.recording import TreeNode, TypedEvent
-
-LLM_START = "agentfootprint.stream.llm_start"
+from agentbisect.schema.recording import T_LLM_END, T_LLM_START, T_TURN_END, TreeNode, TypedEvent
 
 ControlDeps = Callable[[str], "ControlDep | None"]
 
@@ -71,7 +69,7 @@ def llm_call_ids_from_events(events: list[TypedEvent]) -> tuple[list[str], int]:
     ids: dict[str, None] = {}
     skipped = 0
     for ev in events:
-        if ev.type != LLM_START:
+        if ev.type != T_LLM_START:
             continue
         meta = ev.meta
         rid = getattr(meta, "runtimeStageId", UNSET) if meta is not UNSET else UNSET
@@ -146,7 +144,7 @@ def final_answer(events: list[TypedEvent]) -> str | None:
     final: str | None = None
     last_llm: str | None = None
     for ev in events:
-        if ev.type not in ("agentfootprint.agent.turn_end", "agentfootprint.stream.llm_end"):
+        if ev.type not in (T_TURN_END, T_LLM_END):
             continue
         if not isinstance(ev.payload, Raw):
             continue
@@ -156,7 +154,7 @@ def final_answer(events: list[TypedEvent]) -> str | None:
             continue
         if not isinstance(p, dict):
             continue
-        if ev.type == "agentfootprint.agent.turn_end" and isinstance(p.get("finalContent"), str):
+        if ev.type == T_TURN_END and isinstance(p.get("finalContent"), str):
             final = p["finalContent"]
         elif isinstance(p.get("content"), str) and p["content"]:
             last_llm = p["content"]

@@ -1,16 +1,28 @@
-"""Shared pytest fixtures: paths to the bundled recordings and upstream outputs."""
+"""Shared test helpers: every fixture path, and the in-process ``afp`` runner.
+
+Test modules import these (``from tests.conftest import UPSTREAM, cli``) instead of re-declaring
+them.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-UPSTREAM = FIXTURES / "upstream"
+UPSTREAM = FIXTURES / "upstream"  # upstream recordings and outputs: never edited
+MINI = FIXTURES / "bisect"  # bisect.md §12 self-made recordings
+SPEC = FIXTURES / "spec"
+GENUI = FIXTURES / "genui"
+CAPTURE = FIXTURES / "capture" / "refund-agent.capture.jsonl"
+PLANTED = UPSTREAM / "planted-fact.recording.json"
 
 
-@pytest.fixture
-def upstream() -> Path:
-    return UPSTREAM
+def cli(*args: str, **kwargs: Any) -> Any:
+    """Run ``afp ARGS…`` in process (typer's CliRunner); stdout and stderr are kept apart."""
+    from typer.testing import CliRunner
+
+    from agentbisect.cli import app
+
+    return CliRunner().invoke(app, list(args), **kwargs)

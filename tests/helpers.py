@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-UPSTREAM = ROOT / "fixtures" / "upstream"
-SPEC = ROOT / "fixtures" / "spec"
+from tests.conftest import UPSTREAM
+
 RECORDINGS = [
     "react-tools",
     "react-tools-lean",

@@ -9,25 +9,17 @@ import json
 import sys
 import types
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from agentbisect.cli import app
+from tests.conftest import CAPTURE, PLANTED, ROOT, UPSTREAM, cli
+from tests.conftest import GENUI as GENUI_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "agentbisect"
-UP = ROOT / "fixtures" / "upstream"
-PF = UP / "planted-fact.recording.json"
-CAPTURE = ROOT / "fixtures" / "capture" / "refund-agent.capture.jsonl"
-GENUI = ROOT / "fixtures" / "genui" / "spec-8a.jsonl"
-
-runner = CliRunner()
-
-
-def afp(*args: str) -> Any:
-    return runner.invoke(app, list(args))
+UP = UPSTREAM
+PF = PLANTED
+GENUI = GENUI_DIR / "spec-8a.jsonl"
+afp = cli
 
 
 def imports_of(path: Path) -> set[str]:

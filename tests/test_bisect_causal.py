@@ -3,7 +3,6 @@ statistics rules on their own."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +29,8 @@ from agentbisect.bisect.result import bisect_result, classify_suspect
 from agentbisect.load import load
 from agentbisect.render.text import format_report
 from agentbisect.run import Run
+from tests.conftest import MINI
 
-MINI = Path(__file__).resolve().parent.parent / "fixtures" / "bisect"
 ORIGINAL = "Refund approved: the promo covers order 17 even at 40 days."
 DECLINED = "Refund declined: order 17 is outside the 30-day window."
 

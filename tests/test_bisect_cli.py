@@ -16,11 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM
 
-ROOT = Path(__file__).resolve().parent.parent
-UP = ROOT / "fixtures" / "upstream"
-MINI = ROOT / "fixtures" / "bisect"
-PF = str(UP / "planted-fact.recording.json")
+UP = UPSTREAM
+PF = str(PLANTED)
 REPLAY = str(ROOT / "tests" / "rerun_replay.py")
 PY = shlex.quote(sys.executable)
 

@@ -22,10 +22,9 @@ from agentbisect.bisect.result import bisect_result
 from agentbisect.bisect.slice import causal_chain
 from agentbisect.load import load
 from agentbisect.run import Run
+from tests.conftest import MINI, UPSTREAM
 
-ROOT = Path(__file__).resolve().parent.parent
-UP = ROOT / "fixtures" / "upstream"
-MINI = ROOT / "fixtures" / "bisect"
+UP = UPSTREAM
 MANIFEST = json.loads((UP / "manifest.json").read_text())
 
 CORRELATIONAL = [

@@ -8,7 +8,8 @@ import msgspec
 import pytest
 
 from agentbisect.run import open_run
-from tests.helpers import RECORDINGS, UPSTREAM, expected, ordered, ordered_bytes, recording
+from tests.conftest import UPSTREAM
+from tests.helpers import RECORDINGS, expected, ordered, ordered_bytes, recording
 
 MANIFEST = json.loads((UPSTREAM / "manifest.json").read_text())
 COUNTS = {r["id"]: r["counts"] for r in MANIFEST["recordings"]}

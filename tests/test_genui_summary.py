@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -19,8 +18,9 @@ from agentbisect.genui.columns import Columns, dedupe_last_wins, range_mask
 from agentbisect.genui.load import load_rows
 from agentbisect.genui.usd import fsum, group_fsum
 from agentbisect.schema.genui import GenuiCallRow
+from tests.conftest import GENUI
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "genui"
+FIXTURES = GENUI
 SPEC_8A = FIXTURES / "spec-8a.jsonl"
 
 

@@ -12,7 +12,7 @@ from agentbisect.boundary.rollup import (
 )
 from agentbisect.load import load_bytes
 from agentbisect.run import Run
-from tests.helpers import SPEC
+from tests.conftest import SPEC
 
 GOLDEN = (SPEC / "golden-agent-row.json").read_bytes()
 

@@ -17,10 +17,8 @@ from typer.testing import CliRunner
 
 from agentbisect.cli import app
 from agentbisect.load import load
+from tests.conftest import CAPTURE, ROOT, UPSTREAM
 
-ROOT = Path(__file__).resolve().parent.parent
-UPSTREAM = ROOT / "fixtures" / "upstream"
-CAPTURE = ROOT / "fixtures" / "capture" / "refund-agent.capture.jsonl"
 RECORDINGS = sorted(UPSTREAM.glob("*.recording.json"))
 runner = CliRunner()
 

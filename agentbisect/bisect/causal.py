@@ -30,7 +30,7 @@ from agentbisect.bisect.report import (
     Suspect,
 )
 from agentbisect.bisect.result import suspect_label
-from agentbisect.js import js_number, to_fixed
+from agentbisect.js import to_fixed
 
 __all__ = [
     "DEFAULT_FLIP_THRESHOLD",
@@ -476,8 +476,3 @@ def bisect_culprits(
         return result("confirmed", culprits)
     except _Budget:
         return result("inconclusive", [])
-
-
-def js_num_text(x: float) -> str:
-    """Integers inside text print in JS ``Number::toString`` form (``2``, ``2.5``, ``-5``)."""
-    return js_number(x)

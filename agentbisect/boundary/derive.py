@@ -15,19 +15,28 @@ from typing import Any
 import msgspec
 
 from agentbisect.boundary.recorder import BoundaryRecorder
-from agentbisect.schema.recording import TypedEvent
+from agentbisect.schema.recording import (
+    T_COMPOSITION_ENTER,
+    T_COMPOSITION_EXIT,
+    T_CONTEXT_INJECTED,
+    T_LLM_END,
+    T_LLM_START,
+    T_TOOL_END,
+    T_TOOL_START,
+    TypedEvent,
+)
 
 # The seven typed types that feed domain events (recording.md §1.6); everything else is skipped
 # before any payload is decoded.
 FEEDING_TYPES = frozenset(
     {
-        "agentfootprint.stream.llm_start",
-        "agentfootprint.stream.llm_end",
-        "agentfootprint.stream.tool_start",
-        "agentfootprint.stream.tool_end",
-        "agentfootprint.context.injected",
-        "agentfootprint.composition.enter",
-        "agentfootprint.composition.exit",
+        T_LLM_START,
+        T_LLM_END,
+        T_TOOL_START,
+        T_TOOL_END,
+        T_CONTEXT_INJECTED,
+        T_COMPOSITION_ENTER,
+        T_COMPOSITION_EXIT,
     }
 )
 

@@ -27,9 +27,18 @@ from agentbisect.boundary.embeddings import summarize_embeddings
 from agentbisect.boundary.index import CommitRangeIndex, Token
 from agentbisect.boundary.lean import lean_events
 from agentbisect.boundary.rebuild import ROOT_KEY, label_for
-from agentbisect.js import js_truthy
+from agentbisect.js import ABSENT, js_truthy
 from agentbisect.schema.events import CompositionStart, RunEntry, SubflowEntry
-from agentbisect.schema.recording import BOUNDARY_ROW_NAME
+from agentbisect.schema.recording import (
+    BOUNDARY_ROW_NAME,
+    T_COMPOSITION_ENTER,
+    T_COMPOSITION_EXIT,
+    T_CONTEXT_INJECTED,
+    T_LLM_END,
+    T_LLM_START,
+    T_TOOL_END,
+    T_TOOL_START,
+)
 
 Mode = Literal["full", "lean"]
 Number = int | float
@@ -65,13 +74,6 @@ AGENT_INTERNAL_IDS = frozenset(
 )
 SLOT_KINDS = {"sf-system-prompt": "system-prompt", "sf-messages": "messages", "sf-tools": "tools"}
 
-T_LLM_START = "agentfootprint.stream.llm_start"
-T_LLM_END = "agentfootprint.stream.llm_end"
-T_TOOL_START = "agentfootprint.stream.tool_start"
-T_TOOL_END = "agentfootprint.stream.tool_end"
-T_CONTEXT_INJECTED = "agentfootprint.context.injected"
-T_COMPOSITION_ENTER = "agentfootprint.composition.enter"
-T_COMPOSITION_EXIT = "agentfootprint.composition.exit"
 
 _ids = itertools.count(1)
 
@@ -271,7 +273,7 @@ class BoundaryRecorder:
             "subflowPath": path,
             "depth": len(path) - 1,
         }
-        if ts is not _ABSENT:
+        if ts is not ABSENT:
             ev["ts"] = ts
         ev["commitIdxBefore"] = pos
         ev["commitIdxAfter"] = pos
@@ -454,7 +456,7 @@ class BoundaryRecorder:
         rid = rid if js_truthy(rid) else ""
         sub = meta.get("subflowPath")
         path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]
-        ts = meta.get("wallClockMs", _ABSENT)
+        ts = meta.get("wallClockMs", ABSENT)
         ev = self._common("", rid, path, ts, pos)
         return build(self, ev, payload, pos)
 
@@ -572,15 +574,6 @@ _TYPED: dict[str, Callable[..., dict[str, Any]]] = {
     T_COMPOSITION_EXIT: BoundaryRecorder._composition_exit,
 }
 TYPED_SOURCES: frozenset[str] = frozenset(_TYPED)
-
-
-class _Absent:
-    """Marks "no value" where ``None`` would mean JSON null."""
-
-    __slots__ = ()
-
-
-_ABSENT: Any = _Absent()
 
 
 def _ctx_str(ctx: object, key: str) -> str:

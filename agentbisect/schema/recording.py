@@ -99,6 +99,17 @@ class TreeNode(Struct, kw_only=True):
     next: TreeNode | UnsetType | None = UNSET
 
 
+# The typed event names afp reads (recording.md §1.6), defined once.
+T_LLM_START = "agentfootprint.stream.llm_start"
+T_LLM_END = "agentfootprint.stream.llm_end"
+T_TOOL_START = "agentfootprint.stream.tool_start"
+T_TOOL_END = "agentfootprint.stream.tool_end"
+T_CONTEXT_INJECTED = "agentfootprint.context.injected"
+T_COMPOSITION_ENTER = "agentfootprint.composition.enter"
+T_COMPOSITION_EXIT = "agentfootprint.composition.exit"
+T_TURN_END = "agentfootprint.agent.turn_end"
+
+
 class TypedMeta(Struct, kw_only=True, omit_defaults=True):
     """The typed event's ``meta`` (recording.md §1.6); unknown keys are tolerated."""
 
