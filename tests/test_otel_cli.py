@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli.app import app
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 OTEL = ROOT / "fixtures" / "otel"
 PLANTED = OTEL / "oaiv2-2.4b0-span-only.tool-planted.otlp.json"
 TWO = OTEL / "oaiv2-2.4b0-span-only.two-traces.otlp.jsonl"

@@ -17,8 +17,9 @@ import pytest
 
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
 from agentbisect.importers.traces import import_trace
+from tests.conftest import FIXTURES, ROOT
 
-OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"
+OTEL = FIXTURES / "otel"
 TRUTHS = sorted(t for t in OTEL.glob("*.truth.json") if "traces" in json.loads(t.read_text()))
 CASES = [
     (truth, name)
@@ -54,7 +55,7 @@ def _llm_end_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _afp(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
         [sys.executable, "-m", "agentbisect", *args],
         capture_output=True,

@@ -20,6 +20,7 @@ from agentbisect.importers.traces import import_trace
 from agentbisect.importers.traces import sniff as trace_sniff
 from agentbisect.importers.transcript import import_transcript
 from agentbisect.importers.transcript import sniff as transcript_sniff
+from tests.conftest import ROOT
 from tests.otel_build import (
     ANSWER,
     DOC_A,
@@ -32,8 +33,6 @@ from tests.otel_build import (
     refund_spans,
     span,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _afp(*args: str) -> subprocess.CompletedProcess[str]:

@@ -39,6 +39,13 @@ from agentbisect.importers.conventions import (
 )
 from agentbisect.importers.spans import Span
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
+from agentbisect.schema.recording import (
+    T_CONTEXT_INJECTED,
+    T_LLM_END,
+    T_LLM_START,
+    T_TOOL_END,
+    T_TOOL_START,
+)
 
 IMPORT_KEY = "import"
 _MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
@@ -216,7 +223,7 @@ class _Builder:
         elif role == "tool" and isinstance(op, ToolCall):
             self.rec.emit(
                 {
-                    "type": "agentfootprint.stream.tool_start",
+                    "type": T_TOOL_START,
                     "payload": {
                         "toolName": op.name,
                         "toolCallId": op.call_id or node.step_id,
@@ -290,7 +297,7 @@ class _Builder:
             payload["systemPromptText"] = system_text
         self.rec.emit(
             {
-                "type": "agentfootprint.stream.llm_start",
+                "type": T_LLM_START,
                 "payload": payload,
                 "meta": self._meta(node),
             }
@@ -329,7 +336,7 @@ class _Builder:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
         self.rec.emit(
             {
-                "type": "agentfootprint.stream.llm_end",
+                "type": T_LLM_END,
                 "payload": payload,
                 "meta": self._meta(node, end=True),
             }
@@ -434,7 +441,7 @@ class _Builder:
                 self.sources[step]["messageIndex"], self.sources[step]["role"] = where
             self.rec.emit(
                 {
-                    "type": "agentfootprint.context.injected",
+                    "type": T_CONTEXT_INJECTED,
                     "payload": {
                         "contentSummary": text[:200],
                         "slot": "system-prompt",
@@ -562,7 +569,7 @@ class _Builder:
             payload["error"] = node.span.status_message or "span status ERROR"
         self.rec.emit(
             {
-                "type": "agentfootprint.stream.tool_end",
+                "type": T_TOOL_END,
                 "payload": payload,
                 "meta": self._meta(node, end=True),
             }
@@ -624,7 +631,7 @@ class _Builder:
                     payload["retrievalScore"] = doc.score
                 self.rec.emit(
                     {
-                        "type": "agentfootprint.context.injected",
+                        "type": T_CONTEXT_INJECTED,
                         "payload": payload,
                         "meta": self._meta(node, end=True),
                     }
