@@ -115,10 +115,15 @@ class _Builder:
         self.nodes = nodes
         self.root = root
         self.flags = flags
-        self.now = root.span.start_ns // 1_000_000
+        self._now: list[int] = [root.span.start_ns // 1_000_000]
         # Imported values are strings and our own small records: no raw vectors to summarise.
         self.rec = RunRecording(
-            clock=lambda: self.now, keep_embeddings=True, detail=detail, max_events=max_events
+            # The clock reads a list, not the builder: no reference cycle, so the whole model
+            # is freed the moment the recording is encoded (it is large for long traces).
+            clock=_Clock(self._now),
+            keep_embeddings=True,
+            detail=detail,
+            max_events=max_events,
         )
         self.reads: dict[str, list[str]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
@@ -148,6 +153,14 @@ class _Builder:
         self.doc_parts: set[str] = set()  # input parts that are retrieved documents
 
     # ------------------------------------------------------------------ plumbing
+
+    @property
+    def now(self) -> int:
+        return self._now[0]
+
+    @now.setter
+    def now(self, ms: int) -> None:
+        self._now[0] = ms
 
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
         ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
@@ -645,6 +658,18 @@ class _Builder:
                 "documents": [d.id for d in op.documents],
             }
         return owned
+
+
+class _Clock:
+    """The recorder's clock: the current span time in ms, read from a shared cell."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: list[int]) -> None:
+        self.cell = cell
+
+    def __call__(self) -> int:
+        return self.cell[0]
 
 
 class _NoneType:
