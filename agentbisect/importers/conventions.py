@@ -91,6 +91,7 @@ class LLMCall:
     outputs: list[Message] = field(default_factory=list)
     finish_reason: str = ""
     content_source: str = ""  # where the content came from; "" when none was captured
+    content_read: bool = False  # read_llm_content has run (transcripts build calls read)
 
     @property
     def captured(self) -> bool:
@@ -371,6 +372,22 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
     elif isinstance(reasons, str):
         call.finish_reason = reasons
 
+    return call
+
+
+_CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+
+
+def read_llm_content(span: Span, reading: Reading) -> None:
+    """Read an LLM span's message content into its ``LLMCall`` (once; on demand, so that a long
+    trace never holds every call's parsed history at the same time). The raw content attributes,
+    events and log records are released afterwards."""
+    call = reading.op
+    if not isinstance(call, LLMCall) or call.content_read:
+        return
+    call.content_read = True
+    a = span.attributes
+
     def bad(key: str, exc: BadContent) -> None:
         reading.problems.append(
             (
@@ -447,7 +464,10 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             if g.get("finish_reason"):
                 call.finish_reason = _str(g["finish_reason"])
                 break
-    return call
+    for key in _CONTENT_KEYS:
+        a.pop(key, None)
+    span.events = []
+    span.logs = []
 
 
 def _body(src: Any) -> Any:

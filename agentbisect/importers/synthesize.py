@@ -35,6 +35,7 @@ from agentbisect.importers.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    read_llm_content,
     read_span,
 )
 from agentbisect.importers.spans import Span
@@ -294,6 +295,7 @@ class _Builder:
     def _llm_start(self, node: Node, call: LLMCall) -> None:
         step = node.step_id
         self.llm_steps.append(step)
+        read_llm_content(node.span, node.reading)
         self._sources(node, call)
         system_text = "\n\n".join(
             call.system + [m.text() for m in call.inputs if m.role in ("system", "developer")]
@@ -308,6 +310,8 @@ class _Builder:
         }
         if system_text:
             payload["systemPromptText"] = system_text
+        call.inputs = []  # read into sources: let the parsed history go (long traces)
+        call.system = []
         self.rec.emit(
             {
                 "type": T_LLM_START,
@@ -839,10 +843,10 @@ def synthesize(
             node.index = len(nodes)
             node.step_id = f"{step_label(node.reading, node.span)}#{node.index}"
             nodes.append(node)
-            for flag in node.reading.problems:
-                flags.append(flag)
     b = _Builder(nodes, root, flags, detail, max_events)
     b.build()
+    for node in nodes:  # content is read during the build: its problems are known only now
+        flags.extend(node.reading.problems)
     recording = b.rec.to_recording()
     snap = recording["snapshot"]
     snap["runId"] = root.span.trace_id

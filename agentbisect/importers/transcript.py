@@ -173,7 +173,9 @@ def import_transcript(
             spans.append(s)
             out = Message("assistant", msg.parts, msg.name)
             readings[s.span_id] = Reading(
-                LLMCall(inputs=msgs[:i], outputs=[out], content_source="transcript"),
+                LLMCall(
+                    inputs=msgs[:i], outputs=[out], content_source="transcript", content_read=True
+                ),
                 "llm",
                 "transcript",
             )
