@@ -199,3 +199,12 @@ def test_transcript_through_clirunner() -> None:
     out = json.loads(result.stdout)
     assert out["run"]["llmCalls"] == 3 and out["run"]["toolCalls"] == 2
     assert "no-token-usage" in [f["flag"] for f in out["honestyFlags"]]
+
+
+def test_span_status_error_is_a_failed_step() -> None:
+    out = _json(_afp("aggregate", str(OTEL / "oaiv2-2.4b0-span-only.tool-error.otlp.json"), "--json"))
+    failed = [c["step"] for c in out["calls"] if c.get("failed")]
+    assert failed == ["execute_tool:lookup_order#3"]
+    events = _afp("events", str(OTEL / "oaiv2-2.4b0-span-only.tool-error.otlp.json"))
+    ends = [json.loads(line) for line in events.stdout.splitlines() if b'"tool.end"' in line]
+    assert [("error" in e) for e in ends] == [True, False, False]
