@@ -202,7 +202,9 @@ def test_transcript_through_clirunner() -> None:
 
 
 def test_span_status_error_is_a_failed_step() -> None:
-    out = _json(_afp("aggregate", str(OTEL / "oaiv2-2.4b0-span-only.tool-error.otlp.json"), "--json"))
+    out = _json(
+        _afp("aggregate", str(OTEL / "oaiv2-2.4b0-span-only.tool-error.otlp.json"), "--json")
+    )
     failed = [c["step"] for c in out["calls"] if c.get("failed")]
     assert failed == ["execute_tool:lookup_order#3"]
     events = _afp("events", str(OTEL / "oaiv2-2.4b0-span-only.tool-error.otlp.json"))

@@ -7,6 +7,8 @@ The work is ``agentbisect.bisect.api.bisect_run``; this module parses options an
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import typer
 
 from agentbisect.cli.app import app, guarded
@@ -29,6 +31,17 @@ DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 80
 DEFAULT_MAX_SUSPECTS = 12
 DEFAULT_FLIP_THRESHOLD = 0.8
+DEFAULT_MASKS = 64  # agentbisect.bisect.surrogate.DEFAULT_MASKS (why 64: see there)
+DEFAULT_KEEP_PROB = 0.5
+
+
+class Attribution(StrEnum):
+    surrogate = "surrogate"
+
+
+class AttributionScore(StrEnum):
+    flip = "flip"
+    similarity = "similarity"
 
 
 @app.command("bisect")
@@ -70,6 +83,26 @@ def bisect(
     jobs: int = typer.Option(1, "--jobs", min=1, help="Parallel reruns per probe."),
     rerun_timeout: float = typer.Option(
         300.0, "--rerun-timeout", min=0.001, help="Seconds before a rerun is killed."
+    ),
+    attribution: Attribution | None = typer.Option(
+        None,
+        "--attribution",
+        help=(
+            "surrogate: rerun once per random ablation mask and fit a sparse linear model; "
+            "a weight per source, sets that act together (needs --rerun; not with --upstream)."
+        ),
+    ),
+    masks: int = typer.Option(
+        DEFAULT_MASKS, "--masks", min=10, help="Ablation masks (= reruns) for the surrogate."
+    ),
+    keep_prob: float = typer.Option(
+        DEFAULT_KEEP_PROB, "--keep-prob", help="Chance each source is kept in a mask (0 < P < 1)."
+    ),
+    mask_seed: int = typer.Option(0, "--mask-seed", help="Seed of the mask draw."),
+    attribution_score: AttributionScore = typer.Option(
+        AttributionScore.flip,
+        "--attribution-score",
+        help="What the surrogate fits: flip (the comparator, 0/1) or similarity (1 − cosine).",
     ),
     fmt: BisectFormat | None = format_option(
         BisectFormat, "table (default), json, or text (upstream's plain-text rendering)."
@@ -119,10 +152,17 @@ def bisect(
         jobs=jobs,
         rerun_timeout=rerun_timeout,
         upstream=upstream,
+        attribution=attribution.value if attribution is not None else None,
+        masks=masks,
+        keep_prob=keep_prob,
+        mask_seed=mask_seed,
+        attribution_score=attribution_score.value,
     )
     check_options(opts)
     run = load_run(file, False, import_options(trace_id, logs))
-    with rerun_progress(enabled=rerun is not None) as on_call:
+    # the surrogate's reruns are known in advance: its baseline and one per mask
+    total = samples + masks if attribution is not None else None
+    with rerun_progress(enabled=rerun is not None, total=total) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
     get_renderer(name).render(result)
     if fail_on:
