@@ -7,7 +7,8 @@ import contextlib
 import math
 from typing import Any
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentbisect.importers.conventions import BadContent, indexed, message_from, messages_from
@@ -98,3 +99,74 @@ def test_ids_in_hex_base64_and_0x_forms_agree(raw: bytes) -> None:
     as_int = int.from_bytes(raw, "big")
     if as_int >= 2**64 or len(raw) == 8:  # an integer id pads to the width its value needs
         assert normalize_id(as_int) == (want if any(raw) else "")
+
+
+# --------------------------------------------------------------------------- whole traces
+
+_OPS = st.sampled_from(["chat", "execute_tool", "invoke_agent", "retrieval", "embeddings", None])
+
+
+@st.composite
+def span_trees(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Random traces: any parent links (missing, cyclic, duplicate ids), times and operations."""
+    from tests.otel_build import span
+
+    n = draw(st.integers(1, 12))
+    ids = [f"{i + 1:016x}" for i in range(n)]
+    out = []
+    for i in range(n):
+        op = draw(_OPS)
+        attrs: dict[str, Any] = {}
+        if op is not None:
+            attrs["gen_ai.operation.name"] = op
+        if op == "chat":
+            attrs["gen_ai.usage.input_tokens"] = draw(st.integers(0, 500))
+            attrs["gen_ai.input.messages"] = draw(
+                st.sampled_from(['[{"role":"user","content":"hi"}]', "[{bad", "7"])
+            )
+        if op == "execute_tool":
+            attrs["gen_ai.tool.name"] = draw(st.sampled_from(["t", "a/b#c", ""]))
+            attrs["gen_ai.tool.call.id"] = draw(st.sampled_from(["c1", "c2", ""]))
+        parent = draw(st.sampled_from(["", "ffffffffffffffff", *ids]))
+        start = draw(st.integers(0, 100))
+        sid = ids[i] if draw(st.integers(0, 9)) else ids[0]  # now and then a duplicate id
+        out.append(
+            span(sid, f"s{i}", start, start + draw(st.integers(0, 50)), attrs, parent=parent)
+        )
+    return out
+
+
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")  # loader's stack limit
+@settings(max_examples=60, deadline=None)
+@given(span_trees())
+def test_any_trace_imports_into_a_run_every_command_reads(spans: list[dict[str, Any]]) -> None:
+    import json
+
+    from agentbisect.importers.traces import import_trace
+    from agentbisect.load import load_bytes
+    from agentbisect.run import Run
+    from tests.otel_build import export
+
+    data = json.dumps(export(spans)).encode()
+    result = import_trace("t.json", data)
+    first: dict[str, dict[str, Any]] = {}  # the first span of each id is the one kept
+    for s in spans:
+        first.setdefault(s["spanId"], s)
+    ops = [
+        next(
+            (
+                a["value"]["stringValue"]
+                for a in s["attributes"]
+                if a["key"] == "gen_ai.operation.name"
+            ),
+            None,
+        )
+        for s in first.values()
+    ]
+    assert result.counts["llmCalls"] == ops.count("chat")
+    assert result.counts["toolCalls"] == ops.count("execute_tool")
+    run = Run(load_bytes(data, "t.json"))
+    assert run.run_row.llmCalls == ops.count("chat")
+    assert run.run_row.toolCalls == ops.count("execute_tool")
+    assert run.flags  # at least the synthesized axis
+    assert len(set(result.llm_steps)) == len(result.llm_steps)
