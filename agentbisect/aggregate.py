@@ -31,7 +31,7 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
     parents = {
         g.runtimeGroupId: g.parentGroupId for g in run.groups if isinstance(g.parentGroupId, str)
     }
-    meta = run.import_meta
+    meta = run.import_summary
     return AggregateResult(
         source=run.source(),
         run_row=run.run_row,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -35,7 +35,7 @@ from agentbisect.load import (
     load,
 )
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
-from agentbisect.schema.imported import ImportMeta
+from agentbisect.schema.imported import ImportMeta, ImportSummary
 from agentbisect.steps import (
     ControlDeps,
     QualityEntry,
@@ -45,6 +45,8 @@ from agentbisect.steps import (
     reads_from_tree,
     recorded_control_deps,
 )
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -230,11 +232,19 @@ class Run:
     @cached_property
     def import_meta(self) -> ImportMeta | None:
         """What the importer of a trace or transcript recorded (``None`` for other inputs)."""
+        return self._decode_import(ImportMeta)
+
+    @cached_property
+    def import_summary(self) -> ImportSummary | None:
+        """The import key's flags and trace list only (cheap: the source map is skipped)."""
+        return self._decode_import(ImportSummary)
+
+    def _decode_import(self, typ: type[T]) -> T | None:
         raw = self.loaded.import_raw
         if raw is None:
             return None
         try:
-            return msgspec.json.decode(raw, type=ImportMeta)
+            return msgspec.json.decode(raw, type=typ)
         except msgspec.MsgspecError as exc:
             self.loaded.warn(
                 "import-unreadable", f"the recording's import key is unreadable ({exc}); ignored"
@@ -246,7 +256,7 @@ class Run:
         # run_ids decodes the typed events, whose decoding problems land in loaded.warnings:
         # take it first so that those warnings are not missed.
         run_ids = self.run_ids
-        meta = self.import_meta  # (its own decoding problem lands in loaded.warnings)
+        meta = self.import_summary  # (its own decoding problem lands in loaded.warnings)
         # An importer's flags travel in the recording, first (as on the import itself), so the
         # file `afp record` wrote says the same as the trace it came from.
         out = [flag(f.flag, f.note) for f in meta.flags if f.flag in FLAGS] if meta else []

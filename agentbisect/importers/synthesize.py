@@ -16,8 +16,9 @@ reads it without special cases:
   runs answer ← tool result ← the call that asked for it ← the user message.
 
 Matching is by id where the trace has one and by identical content where it does not; the
-``import`` extension key of the recording records which, per edge, with the source map the rerun
-specs are made from.
+``import`` extension key of the recording lists every edge matched by content or by position only
+(an edge it does not list was matched by id, or is the input itself), next to the source map the
+rerun specs are made from.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ class _Builder:
             detail=detail,
             max_events=max_events,
         )
-        self.reads: dict[str, list[str]] = {}  # step id -> keys read, in order
+        self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
         self.matches: list[dict[str, str]] = []
         self.llm_steps: list[str] = []
@@ -190,17 +191,20 @@ class _Builder:
         if untracked:
             bundle["untrackedSources"] = ["args"]
         self.rec.commit(bundle)
-        self.reads.setdefault(step, [])
+        self.reads.setdefault(step, {})
 
     def _read(self, reader: str, key: str, source: str, by: str) -> None:
-        keys = self.reads.setdefault(reader, [])
+        keys = self.reads.setdefault(reader, {})
         if key not in keys:
-            keys.append(key)
-            self.matches.append({"reader": reader, "source": source, "by": by})
-            if by == "content":
-                self.by_content += 1
-            elif by == "structure":
-                self.by_structure += 1
+            keys[key] = None
+            if by in ("content", "structure"):
+                # Only the weaker links are listed: an id match (or the input itself) is the
+                # default, and long traces have hundreds of thousands of reads.
+                self.matches.append({"reader": reader, "source": source, "by": by})
+                if by == "content":
+                    self.by_content += 1
+                else:
+                    self.by_structure += 1
 
     # ------------------------------------------------------------------ walk
 
@@ -362,7 +366,7 @@ class _Builder:
     def _sources(self, node: Node, call: LLMCall) -> None:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
         step = node.step_id
-        self.reads.setdefault(step, [])
+        self.reads.setdefault(step, {})
         if not call.captured:
             self._flush_retrievals([])
             self.uncaptured_llm += 1
@@ -854,7 +858,7 @@ def synthesize(
     snap["executionTree"] = {
         "name": root.span.name,
         "children": [
-            {"runtimeStageId": step, "name": step, "stageReads": {k: None for k in keys}}
+            {"runtimeStageId": step, "name": step, "stageReads": keys}
             for step, keys in b.reads.items()
         ],
     }

@@ -33,9 +33,11 @@ class SourceRef(Struct, kw_only=True, omit_defaults=True):
 
 
 class Match(Struct):
+    """A read linked to its producer by content or by position (id matches are not listed)."""
+
     reader: str
     source: str
-    by: str  # id | content | structure | input
+    by: str  # content | structure
 
 
 class TraceRef(Struct, kw_only=True):
@@ -47,6 +49,14 @@ class TraceRef(Struct, kw_only=True):
 class ImportFlag(Struct):
     flag: str
     note: str
+
+
+class ImportSummary(Struct, kw_only=True):
+    """The part of the ``import`` key every command needs (decoding skips the source map)."""
+
+    format: str = ""
+    traces: list[TraceRef] = []
+    flags: list[ImportFlag] = []
 
 
 class ImportMeta(Struct, kw_only=True):
