@@ -9,6 +9,7 @@ they do not stop the import.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,8 +94,11 @@ def normalize_id(value: object) -> str:
     return text.lower() if _is_hex(text) else text
 
 
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
 def _is_hex(text: str) -> bool:
-    return all(c in "0123456789abcdefABCDEF" for c in text)
+    return _HEX.fullmatch(text) is not None
 
 
 def is_zero_id(span_id: str) -> bool:
