@@ -439,14 +439,20 @@ def test_json_lines_base64_ids_and_enum_names() -> None:
 def test_malformed_attributes_are_kept_out_with_a_flag() -> None:
     spans = refund_spans()
     spans[1]["attributes"].append({"key": "gen_ai.usage.cache", "value": {"intValue": "lots"}})
+    for a in spans[1]["attributes"]:
+        if a["key"] == "gen_ai.usage.output_tokens":
+            a["value"] = {"stringValue": "eighteen"}
     for a in spans[4]["attributes"]:
         if a["key"] == "gen_ai.input.messages":
             a["value"] = {"stringValue": "[{not json"}
     r = import_trace("t.json", json.dumps(export(spans)).encode())
     notes = [n for f, n in r.flags if f == "malformed-attribute"]
-    assert len(notes) == 2
+    assert len(notes) == 3
     assert "'gen_ai.usage.cache'" in notes[0] and "c000000000000001" in notes[0]
-    assert "gen_ai.input.messages" in notes[1] and "c000000000000002" in notes[1]
+    assert "gen_ai.usage.output_tokens is not a token count ('eighteen')" in notes[1]
+    assert "gen_ai.input.messages" in notes[2] and "c000000000000002" in notes[2]
+    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    assert ends[0]["usage"] == {"input": 120, "output": 0}
 
 
 def test_tree_problems_are_kept_with_flags() -> None:

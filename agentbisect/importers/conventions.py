@@ -362,6 +362,15 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
         ("gen_ai.usage.prompt_tokens", "gen_ai.usage.completion_tokens"),
         ("llm.token_count.prompt", "llm.token_count.completion"),
     ):
+        for key in (key_in, key_out):
+            if key in a and _int(a[key]) is None:
+                reading.problems.append(
+                    (
+                        "malformed-attribute",
+                        f"span {span.name!r} ({span.span_id}): {key} is not a token count "
+                        f"({a[key]!r}); counted as 0",
+                    )
+                )
         if call.input_tokens is None:
             call.input_tokens = _int(a.get(key_in))
         if call.output_tokens is None:
