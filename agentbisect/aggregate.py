@@ -9,6 +9,7 @@ from msgspec import UNSET
 
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
+from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
 from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
@@ -44,6 +45,7 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,
         traces=[msgspec.to_builtins(t) for t in meta.traces] if meta is not None else None,
+        overview_of=lambda: run_overview(run),
     )
 
 

@@ -7,7 +7,6 @@ array, unknown event types) do not fail the load: they become warnings on the re
 
 from __future__ import annotations
 
-import gzip
 import os
 import sys
 import threading
@@ -178,6 +177,8 @@ def read_input(
         raise InputError(name, f"cannot read the file ({exc.strerror or exc})") from None
     compressed = data[:2] == GZIP_MAGIC  # by magic bytes, not by extension
     if compressed:
+        import gzip  # only gzip input pays for the module
+
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -17,12 +17,6 @@ from msgspec import UNSET
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
-from agentbisect.boundary.rollup import (
-    BoundaryAggregate,
-    EventColumns,
-    aggregate_all_boundaries,
-    aggregate_run,
-)
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.commitlog import CommitLog
 from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag
@@ -47,6 +41,9 @@ from agentbisect.steps import (
 )
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from agentbisect.boundary.rollup import BoundaryAggregate, EventColumns
 
 
 @dataclass
@@ -110,15 +107,22 @@ class Run:
 
     @cached_property
     def _columns(self) -> EventColumns:
-        # One pass over the events serves both the boundary rollups and the run row.
+        # One pass over the events serves both the boundary rollups and the run row. Imported
+        # here: the rollups are numpy's, and bisect and events never ask for them.
+        from agentbisect.boundary.rollup import EventColumns
+
         return EventColumns(self.events)
 
     @cached_property
     def aggregates(self) -> list[BoundaryAggregate]:
+        from agentbisect.boundary.rollup import aggregate_all_boundaries
+
         return aggregate_all_boundaries(self.events, self._columns)
 
     @cached_property
     def run_row(self) -> BoundaryAggregate:
+        from agentbisect.boundary.rollup import aggregate_run
+
         return aggregate_run(self.events, self._columns)
 
     @cached_property

@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -20,19 +20,20 @@ from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, 
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
-from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.bisect.result import BisectResult, bisect_result
-from agentbisect.bisect.surrogate import (
-    DEFAULT_KEEP_PROB,
-    DEFAULT_MASKS,
-    SurrogateOptions,
-    SurrogateOutcome,
-    parallel_batch,
-    run_surrogate,
-)
 from agentbisect.errors import InputError, UsageError
+from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.rerun import CommandRunner
+    from agentbisect.bisect.surrogate import SurrogateOptions, SurrogateOutcome
+
+# Copies of agentbisect.bisect.surrogate's defaults (tests/test_startup.py checks they agree):
+# that module is numpy's, and only --attribution surrogate should pay for importing it.
+DEFAULT_MASKS = 64
+DEFAULT_KEEP_PROB = 0.5
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
@@ -70,6 +71,8 @@ class BisectOptions:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def surrogate(self) -> SurrogateOptions:
+        from agentbisect.bisect.surrogate import SurrogateOptions
+
         return SurrogateOptions(
             masks=self.masks,
             keep_prob=self.keep_prob,
@@ -221,6 +224,9 @@ def bisect_run(
                 raise UsageError("--rerun: empty command")
             if compare is None:
                 warnings.append(SIMILARITY_WARNING)
+            # Only reruns pay for the process pool and logging machinery.
+            from agentbisect.bisect.rerun import CommandRunner
+
             runner = CommandRunner(
                 argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
             )
@@ -262,6 +268,8 @@ def bisect_run(
         except TriggerError as exc:
             raise _trigger_error(exc, run) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
+            from agentbisect.bisect.surrogate import parallel_batch, run_surrogate
+
             outcome = run_surrogate(
                 report.suspects,
                 rerun_opts,
@@ -275,7 +283,13 @@ def bisect_run(
     finally:
         if runner is not None:
             runner.kill_all()
-    return bisect_result(report, upstream=opts.upstream, warnings=warnings)
+    step = report.step
+    return bisect_result(
+        report,
+        upstream=opts.upstream,
+        warnings=warnings,
+        overview_of=lambda: run_overview(run, step),
+    )
 
 
 _SLICE_FLAGS = frozenset(

@@ -15,6 +15,7 @@ from agentbisect.cli.options import (
     import_options,
     pick_format,
 )
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.render.formats import ReportFormat
 
 # Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
@@ -31,7 +32,11 @@ def aggregate(
     drill: str | None = typer.Option(
         None, "--drill", help="Show the step strip inside this group (a runtimeStageId)."
     ),
-    fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
+    fmt: ReportFormat | None = format_option(
+        ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
+    ),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
     trace_id: str | None = TRACE_ID_OPT,
@@ -47,8 +52,8 @@ def aggregate(
     """
     from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.cli.common import load_run
-    from agentbisect.render import get_renderer
 
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    check_output(output, force, [file])
     run = load_run(file, verbose, import_options(trace_id, logs))
-    get_renderer(name).render(aggregate_run(run, show_all=show_all, drill=drill))
+    emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)

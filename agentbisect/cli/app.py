@@ -15,6 +15,7 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
+from agentbisect.cli import fastparams
 from agentbisect.errors import AgentbisectError
 from agentbisect.render.console import flush_stdout, silence_stdout
 from agentbisect.render.safetext import clean
@@ -55,6 +56,8 @@ class AfpGroup(TyperGroup):
             sys.exit(0)
         sys.exit(rv if isinstance(rv, int) else 0)
 
+
+fastparams.install()
 
 app = typer.Typer(
     cls=AfpGroup,

@@ -19,6 +19,7 @@ from agentbisect.cli.options import (
     import_options,
     pick_format,
 )
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.honesty import FLAGS
 from agentbisect.render.formats import BisectFormat
@@ -105,8 +106,12 @@ def bisect(
         help="What the surrogate fits: flip (the comparator, 0/1) or similarity (1 − cosine).",
     ),
     fmt: BisectFormat | None = format_option(
-        BisectFormat, "table (default), json, or text (upstream's plain-text rendering)."
+        BisectFormat,
+        "table (default), json, text (upstream's plain-text rendering), or html (a "
+        "self-contained page; with -o).",
     ),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
     upstream: bool = typer.Option(
         False,
@@ -130,7 +135,6 @@ def bisect(
             )
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
-    from agentbisect.render import get_renderer
     from agentbisect.render.progress import rerun_progress
 
     opts = BisectOptions(
@@ -159,12 +163,13 @@ def bisect(
         attribution_score=attribution_score.value,
     )
     check_options(opts)
+    check_output(output, force, [file])
     run = load_run(file, False, import_options(trace_id, logs))
     # the surrogate's reruns are known in advance: its baseline and one per mask
     total = samples + masks if attribution is not None else None
     with rerun_progress(enabled=rerun is not None, total=total) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
-    get_renderer(name).render(result)
+    emit(name, result, output, force)
     if fail_on:
         raised = [f.flag for f in result.report.honestyFlags]
         hit = sorted({f for f in raised if "any" in fail_on or f in fail_on})

@@ -1,12 +1,10 @@
-"""The domain-event stream and the step graph as terminal tables."""
+"""The domain-event stream (one line per event) and the step graph as terminal views."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, Raw
-from rich.table import Table
 
 from agentbisect.render.console import stdout_console
 from agentbisect.render.safetext import safe, shorten
@@ -28,6 +26,9 @@ from agentbisect.schema.events import (
     ToolEnd,
     ToolStart,
 )
+
+if TYPE_CHECKING:
+    from agentbisect.results import EventsResult
 
 _WIDTH = 70
 
@@ -84,29 +85,29 @@ def summary(ev: DomainEvent, lean: bool) -> str:
     return ""
 
 
-def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str) -> None:
-    table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
-    table.add_column("#", justify="right", style="dim")
-    table.add_column("commit", justify="right")
-    table.add_column("type")
-    table.add_column("stage")
-    table.add_column("path", style="dim")
-    table.add_column("summary", overflow="fold")
-    for i, ev in rows:
-        pos = getattr(ev, "commitIdxBefore", UNSET)
-        path = getattr(ev, "subflowPath", UNSET)
-        table.add_row(
-            str(i),
-            "" if pos is UNSET else safe(pos),
-            safe(ev.type),
-            safe(getattr(ev, "runtimeStageId", "") or ""),
-            safe("/".join(path[1:]) if isinstance(path, list) else ""),
-            safe(shorten(summary(ev, lean), _WIDTH)),
-        )
-    stdout_console().print(table)
+def events_table(result: EventsResult) -> None:
+    """One line per event, columns fitted to the terminal, written (and paged) as made."""
+    from agentbisect.render.pager import paged, terminal_size
+    from agentbisect.render.tables.event_lines import (
+        choose_columns,
+        header_lines,
+        write_event_lines,
+    )
+
+    width = terminal_size()[0]
+    cols = choose_columns(width, result.total, result.events)
+    lean = result.lean
+    with paged(len(result.events) + 2) as (out, colour):
+        for line in header_lines(result.title, cols, width, colour):
+            out.write(line + "\n")
+        rows = zip(result.indices, result.events, strict=True)
+        write_event_lines(out, rows, cols, lambda ev: summary(ev, lean), colour)
+        out.flush()
 
 
 def step_graph_table(graph: dict[str, Any], lean: bool) -> None:
+    from rich.table import Table
+
     table = Table(title="Step graph", title_justify="left", pad_edge=False)
     table.add_column("iter", justify="right")
     table.add_column("kind")
