@@ -86,13 +86,14 @@ class _Role(msgspec.Struct):
 def _role_item(raw: bytes | msgspec.Raw) -> bool:
     try:
         msgspec.json.decode(raw, type=_Role)
-    except msgspec.MsgspecError:
+    except (msgspec.MsgspecError, RecursionError):
         return False
     return True
 
 
 def sniff(data: bytes) -> bool:
-    """Cheap: decode only the top-level shape and the first message, whatever the file's size."""
+    """Cheap: look at the top-level shape and the first message only; never raises (a deeply
+    nested recording is not a transcript, and must not crash the sniff)."""
     head = data.lstrip()[:4096]
     if head[:1] not in (b"[", b"{") or b'"role"' not in head:
         return False
@@ -100,10 +101,14 @@ def sniff(data: bytes) -> bool:
         if head[:1] == b"[":
             items = msgspec.json.decode(data, type=list[msgspec.Raw])
             return bool(items) and _role_item(items[0])
-        top = msgspec.json.decode(data, type=_Top)
-    except msgspec.MsgspecError:
         first = data.lstrip().split(b"\n", 1)[0]
-        return _role_item(first)  # JSON Lines of messages
+        if _role_item(first):
+            return True  # one message per line (or a single message)
+        if b'"messages"' not in head and b'"history"' not in head:
+            return False
+        top = msgspec.json.decode(data, type=_Top)
+    except (msgspec.MsgspecError, RecursionError):
+        return False
     found = top.messages or top.history
     return bool(found) and found is not None and _role_item(found[0])
 
