@@ -126,6 +126,24 @@ class Run:
         return aggregate_run(self.events, self._columns)
 
     @cached_property
+    def usage_out_of_range(self) -> int:
+        """llm.end events whose usage holds a count outside [0, 2**53] (left out of totals).
+
+        Counted here rather than read off the rollup columns, so that the flags of a run that
+        never aggregates (bisect, events) do not pull in numpy.
+        """
+        from agentbisect.js import countable
+        from agentbisect.schema.events import LlmEnd
+
+        bad = 0
+        for ev in self.events:
+            if isinstance(ev, LlmEnd) and ev.usage is not UNSET:
+                u = ev.usage
+                if not (countable(u.input) and countable(u.output)):
+                    bad += 1
+        return bad
+
+    @cached_property
     def commit_count(self) -> int | None:
         raw = self.loaded.commit_log_raw()
         if raw is None:
@@ -336,14 +354,20 @@ class Run:
                 )
             )
         malformed = self.step_graph.malformed if lo.domain is not None else 0
+        problems = []
         if malformed:
-            out.append(
-                flag(
-                    "malformed-events",
-                    f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
-                    "without usage) and were skipped",
-                )
+            problems.append(
+                f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
+                "without usage) and were skipped"
             )
+        out_of_range = self.usage_out_of_range if lo.domain is not None else 0
+        if out_of_range:
+            problems.append(
+                f"{out_of_range} llm.end event(s) carry a token count that is negative or above "
+                "2**53; those counts are left out of every total"
+            )
+        if problems:
+            out.append(flag("malformed-events", "; ".join(problems)))
         env = lo.envelope_run
         if env is not None:
             dropped = env.droppedEvents

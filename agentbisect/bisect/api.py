@@ -11,10 +11,7 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import msgspec
 
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
@@ -22,6 +19,7 @@ from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
 from agentbisect.bisect.result import BisectResult, bisect_result
 from agentbisect.errors import InputError, UsageError
+from agentbisect.optionfile import read_json_option, read_text_option
 from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
@@ -83,17 +81,6 @@ class BisectOptions:
         )
 
 
-def read_json_file(path: str, what: str) -> Any:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the {what} file ({exc.strerror or exc})") from None
-    try:
-        return msgspec.json.decode(data)
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc})") from None
-
-
 def parse_comparator(spec: str) -> Comparator | None:
     if spec == "similarity":
         return None
@@ -118,15 +105,12 @@ def _original_output(value: str | None, run: Run) -> str:
             )
         return run.final_answer
     if value.startswith("@"):
-        try:
-            return Path(value[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--original-output: cannot read {value[1:]} ({exc})") from None
+        return read_text_option(value[1:], "--original-output")
     return value
 
 
 def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    obj = read_json_file(path, "missing-context")
+    obj = read_json_option(path, "--missing-context", 'a JSON object {"available", "sent"}')
     if not isinstance(obj, dict):
         raise InputError(path, 'expected {"available": [{"id", "content"?}], "sent": [{"id"}]}')
     lists: list[list[dict[str, Any]]] = []
@@ -206,9 +190,8 @@ def bisect_run(
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step."""
     compare = check_options(opts)
     if opts.control_deps is not None:
-        run.control_deps = control_deps_from_json(
-            read_json_file(opts.control_deps, "control-deps"), opts.control_deps
-        )
+        doc = read_json_option(opts.control_deps, "--control-deps", "a JSON object of control deps")
+        run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
     emb = EmbeddingCache(MockEmbedder())
@@ -219,7 +202,10 @@ def bisect_run(
         original = ""
         if opts.rerun is not None:
             original = _original_output(opts.original_output, run)
-            argv = shlex.split(opts.rerun)
+            try:
+                argv = shlex.split(opts.rerun)
+            except ValueError as exc:  # "No closing quotation", "No escaped character"
+                raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
             if not argv:
                 raise UsageError("--rerun: empty command")
             if compare is None:

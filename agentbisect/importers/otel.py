@@ -32,7 +32,7 @@ def convert(
 ) -> Conversion:
     """A trace as the canonical recording (``keep_embeddings`` has nothing to act on: imported
     values are text, never raw vectors)."""
-    from agentbisect.load import read_input
+    from agentbisect.inputbytes import read_input
 
     options = options or ImportOptions()
     logs = []
