@@ -66,6 +66,10 @@ class AggregateResult:
     strip: list[Stop]
     flags: list[HonestyFlag]
     show_all: bool = False
+    # imported runs only (traces, transcripts): one row per LLM/tool step, the ids --at-step
+    # takes, and every trace the file held
+    calls: list[dict[str, Any]] | None = None
+    traces: list[dict[str, Any]] | None = None
     # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
     overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
 
@@ -75,7 +79,7 @@ class AggregateResult:
         return self.overview_of() if self.overview_of is not None else None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "source": self.source,
             "run": self.run_row,
             "aggregates": self.aggregates,
@@ -83,6 +87,11 @@ class AggregateResult:
             "strip": self.strip,
             "honestyFlags": self.flags,
         }
+        if self.calls is not None:
+            out["calls"] = self.calls
+        if self.traces is not None:
+            out["traces"] = self.traces
+        return out
 
 
 @dataclass

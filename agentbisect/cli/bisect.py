@@ -12,7 +12,13 @@ from enum import StrEnum
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import format_option, pick_format
+from agentbisect.cli.options import (
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.honesty import FLAGS
@@ -115,6 +121,8 @@ def bisect(
     fail_on: list[str] = typer.Option(
         [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
     ),
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Localize the context behind a wrong agent step (correlational; causal with --rerun)."""
     if embedder != "mock":
@@ -156,7 +164,7 @@ def bisect(
     )
     check_options(opts)
     check_output(output, force, [file])
-    run = load_run(file, False)
+    run = load_run(file, False, import_options(trace_id, logs))
     # the surrogate's reruns are known in advance: its baseline and one per mask
     total = samples + masks if attribution is not None else None
     with rerun_progress(enabled=rerun is not None, total=total) as on_call:

@@ -7,7 +7,14 @@ from enum import StrEnum
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    JSON_OPT,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.render.formats import SummaryFormat
 
 # The recorder, the loader's schemas and rich are imported inside the command: every `afp` call
@@ -65,7 +72,11 @@ typed events and snapshot still hold full content.
 @app.command("record", help=HELP)
 @guarded
 def record_command(
-    input_path: str = typer.Argument(..., metavar="INPUT", help="Capture (.jsonl) or recording."),
+    input_path: str = typer.Argument(
+        ...,
+        metavar="INPUT",
+        help="Capture (.jsonl), recording, OpenTelemetry trace or chat transcript.",
+    ),
     output: str = typer.Option(..., "-o", "--output", help="File to write (.gz compresses)."),
     detail: Detail = typer.Option(
         Detail.full, "--detail", help="full: domain events with content; lean: without content."
@@ -86,6 +97,8 @@ def record_command(
         SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."
     ),
     as_json: bool = JSON_OPT,
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     from agentbisect.convert import record_file
     from agentbisect.render import get_renderer
@@ -99,5 +112,6 @@ def record_command(
         max_events=max_events,
         gzip=True if gzip else None,
         force=force,
+        options=import_options(trace_id, logs),
     )
     get_renderer(name).render(summary)
