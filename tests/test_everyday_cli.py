@@ -3,7 +3,6 @@ inputs, finding your way (version, help, flags anywhere)."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CAPTURE, GENUI, MINI, PLANTED, UPSTREAM, cli
+from tests.conftest import CAPTURE, GENUI, PLANTED, UPSTREAM, cli
 
 REACT = str(UPSTREAM / "react-tools.recording.json")
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -49,3 +48,70 @@ def test_closed_pipe_exits_quietly(args: list[str]) -> None:
     proc = _exit_with_reader_gone(*args)
     assert proc.returncode == 0, proc.stderr
     assert b"Traceback" not in proc.stderr and b"Error" not in proc.stderr
+
+
+# ------------------------------------------------------------------------- silent no-ops
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (
+            ["--type", "llm_end"],
+            "--type llm_end: no event of this type; nearest event types: llm.end",
+        ),
+        (["--stage", "call-llm#7"], "nearest step ids: call-llm#"),
+        (["--at", "99999"], "--at 99999: no boundary range encloses this commit position"),
+        (["--path", "sf-cahce"], "nearest subflow paths: sf-cache"),
+    ],
+)
+def test_events_say_when_nothing_matched(args: list[str], needle: str) -> None:
+    res = cli("events", REACT, "--json", *args)
+    assert res.exit_code == 0 and res.stdout == ""
+    assert needle in res.stderr
+
+
+def test_events_no_note_when_something_matched() -> None:
+    res = cli("events", REACT, "--json", "--type", "llm.end")
+    assert res.exit_code == 0 and res.stdout and "no event" not in res.stderr
+
+
+@pytest.mark.parametrize("cap", ["0", "-1", "nan", "1.5"])
+def test_record_rejects_bad_event_caps(cap: str, tmp_path: Path) -> None:
+    res = cli("record", str(CAPTURE), "-o", str(tmp_path / "o.json"), "--max-events", cap)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "--max-events" in res.stderr
+    assert not (tmp_path / "o.json").exists()
+
+
+# ------------------------------------------------------------------------- gates that cannot trip
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["--fail-on", "baseline-unstable"], "only reruns raise it: add --rerun"),
+        (["--fail-on", "multiple-runs", "--upstream"], "only the upstream library's flags"),
+        (["--fail-on", "drops-unknown"], "only afp record raises it"),
+        (["--fail-on", "slice-truncatd"], "not a flag; nearest flags: slice-truncated"),
+    ],
+)
+def test_fail_on_a_flag_the_mode_cannot_raise(args: list[str], why: str) -> None:
+    res = cli("bisect", str(PLANTED), "--at-step", "call-llm#40", *args)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and why in res.stderr
+
+
+def test_fail_on_flags_the_mode_can_raise() -> None:
+    ok = cli(
+        "bisect",
+        str(PLANTED),
+        "--at-step",
+        "call-llm#40",
+        "--upstream",
+        "--fail-on",
+        "slice-truncated",
+    )
+    assert ok.exit_code == 0
+    tripped = cli(
+        "bisect", str(PLANTED), "--at-step", "call-llm#40", "--fail-on", "no-control-deps"
+    )
+    assert tripped.exit_code == 1

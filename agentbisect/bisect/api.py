@@ -22,8 +22,10 @@ from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.bisect.result import BisectResult, bisect_result
 from agentbisect.errors import InputError, UsageError
+from agentbisect.honesty import FLAGS
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
+from agentbisect.suggest import say_nearest
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
@@ -53,7 +55,7 @@ class BisectOptions:
     jobs: int = 1
     rerun_timeout: float = 300.0
     upstream: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    fail_on: list[str] = field(default_factory=list)  # flag names (or "any") that trip the gate
 
 
 def read_json_file(path: str, what: str) -> Any:
@@ -148,8 +150,30 @@ def _trigger_error(exc: TriggerError, run: Run) -> UsageError:
     return UsageError(msg)
 
 
+def unraisable(name: str, opts: BisectOptions) -> str | None:
+    """Why a bisect run with these options can never raise flag ``name`` (None: it can)."""
+    info = FLAGS.get(name)
+    if info is None:
+        return "not a flag; " + say_nearest(name, FLAGS, "flag") + " (or any)"
+    if info.source == "record":
+        return "only afp record raises it"
+    if opts.upstream and info.source != "upstream":
+        return "the --upstream report carries only the upstream library's flags"
+    if name == "baseline-unstable" and opts.rerun is None:
+        return "only reruns raise it: add --rerun CMD"
+    return None
+
+
 def check_options(opts: BisectOptions) -> Comparator | None:
-    """Refuse option combinations that make no sense, before anything is loaded."""
+    """Refuse option combinations that make no sense, before anything is loaded.
+
+    A ``--fail-on`` flag that this mode cannot raise is refused too: a CI gate that can never
+    trip would pass silently.
+    """
+    for name in opts.fail_on:
+        why = None if name == "any" else unraisable(name, opts)
+        if why is not None:
+            raise UsageError(f"--fail-on {name}: {why}")
     if opts.culprits and opts.rerun is None:
         raise UsageError("--culprits needs --rerun")
     if opts.culprits and opts.upstream:

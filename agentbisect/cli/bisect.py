@@ -12,7 +12,6 @@ import typer
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import format_option, pick_format
 from agentbisect.errors import GateTripped, UsageError
-from agentbisect.honesty import FLAGS
 from agentbisect.render.formats import BisectFormat
 
 # Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
@@ -82,11 +81,6 @@ def bisect(
     if embedder != "mock":
         raise UsageError("--embedder: only 'mock' is available (upstream parity is defined for it)")
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
-    for flag_name in fail_on:
-        if flag_name != "any" and flag_name not in FLAGS:
-            raise UsageError(
-                f"--fail-on {flag_name}: not a flag; choose from any, {', '.join(FLAGS)}"
-            )
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
     from agentbisect.render import get_renderer
@@ -111,6 +105,7 @@ def bisect(
         jobs=jobs,
         rerun_timeout=rerun_timeout,
         upstream=upstream,
+        fail_on=fail_on,
     )
     check_options(opts)
     run = load_run(file, False)

@@ -75,10 +75,12 @@ def record_command(
         "--keep-embeddings",
         help="Keep raw embedding vectors (default: replace them with {dims, norm}).",
     ),
-    max_events: float = typer.Option(
+    max_events: int = typer.Option(
         DEFAULT_MAX_EVENTS,
         "--max-events",
-        help="Keep at most N typed events, dropping the oldest (bad values: 10000).",
+        min=1,
+        metavar="N",
+        help="Keep at most N typed events (a whole number ≥ 1), dropping the oldest.",
     ),
     gzip: bool = typer.Option(False, "--gzip", help="gzip the output (also implied by .gz)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing OUTPUT."),
