@@ -84,9 +84,7 @@ def _nothing_matched(
             )
     if path is not None:
         paths = [
-            "/".join(e.path[1:])
-            for e in evs
-            if not isinstance(e, OtherEvent) and len(e.path) > 1  # type: ignore[union-attr]
+            "/".join(e.path[1:]) for e in evs if not isinstance(e, OtherEvent) and len(e.path) > 1
         ]
         want = "/".join(s for s in path.strip("/").split("/") if s and s != "__root__")
         if not any(p == want or p.startswith(want + "/") for p in paths):
