@@ -209,7 +209,7 @@ def test_recording_flags_reach_bisect_after_upstream_flags(tmp_path: Path) -> No
     gate = afp("bisect", f, "--at-step", "call-llm#40", "--json", "--fail-on", "multiple-runs")
     assert gate.exit_code == 1
     gate = afp("bisect", f, "--at-step", "call-llm#40", "--upstream", "--fail-on", "multiple-runs")
-    assert gate.exit_code == 0
+    assert gate.exit_code == 2  # the upstream report cannot carry it: a gate that never trips
 
 
 def test_upstream_refuses_afp_extensions() -> None:

@@ -3,6 +3,7 @@ inputs, finding your way (version, help, flags anywhere)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -115,3 +116,49 @@ def test_fail_on_flags_the_mode_can_raise() -> None:
         "bisect", str(PLANTED), "--at-step", "call-llm#40", "--fail-on", "no-control-deps"
     )
     assert tripped.exit_code == 1
+
+
+# ------------------------------------------------------------------------- inputs with nothing usable
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"snapshot": 5}', "snapshot-unreadable"),
+        (
+            '{"snapshot": {"recorders": [{"name": "BoundaryEvents", "data": 5}]}}',
+            "boundaries-unreadable",
+        ),
+        ('{"events": []}', "not a recording"),
+    ],
+)
+@pytest.mark.parametrize("command", ["events", "aggregate"])
+def test_not_a_recording_is_an_input_error(
+    content: str, needle: str, command: str, tmp_path: Path
+) -> None:
+    f = tmp_path / "x.json"
+    f.write_text(content)
+    res = cli(command, str(f), "--json")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert "not a recording" in res.stderr and needle in res.stderr
+
+
+def test_degraded_but_usable_stays_readable() -> None:
+    res = cli("aggregate", str(UPSTREAM / "demo-turn.json"), "--json")
+    assert res.exit_code == 0
+    assert "snapshot-absent" in {f["flag"] for f in json.loads(res.stdout)["honestyFlags"]}
+
+
+def test_genui_stats_on_a_recording_says_so() -> None:
+    for f in (str(UPSTREAM / "react-tools.recording.json"), str(CAPTURE)):
+        res = cli("genui-stats", f)
+        assert (
+            res.exit_code == 2
+            and "agent recording" in res.stderr
+            and "toolCallId" not in res.stderr
+        )
+
+
+def test_bisect_without_commit_log_says_what_is_missing() -> None:
+    res = cli("bisect", str(UPSTREAM / "demo-turn.json"), "--at-llm", "-1")
+    assert res.exit_code == 2 and "no snapshot" in res.stderr and "composition" not in res.stderr

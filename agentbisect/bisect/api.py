@@ -189,6 +189,13 @@ def bisect_run(
 ) -> BisectResult:
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step."""
     compare = check_options(opts)
+    if len(run.commit_log) == 0:
+        lo = run.loaded
+        missing = "no snapshot" if lo.snapshot is None else "a snapshot without a commit log"
+        raise UsageError(
+            f"{lo.file}: afp bisect slices the commit log (snapshot.commitLog), and this "
+            f"recording has {missing}; afp events and afp aggregate can still read it"
+        )
     if opts.control_deps is not None:
         run.control_deps = control_deps_from_json(
             read_json_file(opts.control_deps, "control-deps"), opts.control_deps
