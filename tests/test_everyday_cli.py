@@ -162,3 +162,50 @@ def test_genui_stats_on_a_recording_says_so() -> None:
 def test_bisect_without_commit_log_says_what_is_missing() -> None:
     res = cli("bisect", str(UPSTREAM / "demo-turn.json"), "--at-llm", "-1")
     assert res.exit_code == 2 and "no snapshot" in res.stderr and "composition" not in res.stderr
+
+
+# ------------------------------------------------------------------------- finding your way
+
+
+def test_version_and_short_help() -> None:
+    from agentbisect import __version__
+
+    for flag in ("--version", "-V"):
+        res = cli(flag)
+        assert res.exit_code == 0 and res.stdout == f"afp {__version__}\n"
+    for args in (["-h"], ["bisect", "-h"], ["events", "-h"]):
+        res = cli(*args)
+        assert res.exit_code == 0 and res.stdout.startswith("Usage: afp")
+    assert "--install-completion" in cli("--help").stdout
+
+
+def test_debug_after_the_subcommand_shows_the_traceback(tmp_path: Path) -> None:
+    f = tmp_path / "x.json"
+    f.write_text('{"snapshot": 5}')
+    quiet = cli("aggregate", str(f))
+    assert quiet.exit_code == 2 and isinstance(quiet.exception, SystemExit)
+    from agentbisect.errors import InputError
+
+    loud = cli("aggregate", str(f), "--debug")
+    assert isinstance(loud.exception, InputError)  # raised as is, not mapped to one line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-v", "aggregate", REACT, "--json"],
+        ["aggregate", "-v", REACT, "--json"],
+        ["-v", "bisect", str(PLANTED), "--at-step", "call-llm#40", "--json"],
+        ["events", REACT, "--json", "--limit", "1", "--verbose"],
+    ],
+)
+def test_verbose_before_or_after_the_subcommand(args: list[str]) -> None:
+    res = cli(*args)
+    assert res.exit_code == 0 and "as shape B: recording" in res.stderr
+
+
+def test_verbose_on_record_and_genui_stats(tmp_path: Path) -> None:
+    res = cli("record", str(CAPTURE), "-o", str(tmp_path / "o.json"), "-v")
+    assert res.exit_code == 0 and "as capture (JSON Lines)" in res.stderr
+    res = cli("-v", "genui-stats", str(GENUI / "spec-8a.jsonl"), "--json")
+    assert res.exit_code == 0 and "8 call(s)" in res.stderr

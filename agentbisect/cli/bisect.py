@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import format_option, pick_format
+from agentbisect.cli.options import VERBOSE_OPT, format_option, pick_format
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.render.formats import BisectFormat
 
@@ -73,6 +73,7 @@ def bisect(
         "--upstream",
         help="Exactly the upstream library's report: its honesty flags only, no afp fields.",
     ),
+    verbose: bool = VERBOSE_OPT,
     fail_on: list[str] = typer.Option(
         [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
     ),
@@ -108,7 +109,7 @@ def bisect(
         fail_on=fail_on,
     )
     check_options(opts)
-    run = load_run(file, False)
+    run = load_run(file, verbose)
     with rerun_progress(enabled=rerun is not None) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
     get_renderer(name).render(result)

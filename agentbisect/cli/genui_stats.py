@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, format_option, pick_format
+from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
 
@@ -55,6 +55,7 @@ def genui_stats(
     ),
     fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
     as_json: bool = JSON_OPT,
+    verbose: bool = VERBOSE_OPT,
     scrub: bool = typer.Option(
         False,
         "--scrub",
@@ -90,6 +91,13 @@ def genui_stats(
         file, db=db, table=table, query=query, from_day=from_day, to_day=to_day, scrub=scrub
     )
     get_renderer(name).render(result)
+    if verbose:
+        from agentbisect.cli.common import say
+
+        say(
+            f"read rows from {result.source}: {result.stats.totals.calls:,} call(s) after "
+            "deduplication and the day range"
+        )
     _gates(result.stats, min_first_try_rate, max_failed)
 
 

@@ -7,7 +7,7 @@ from enum import StrEnum
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, format_option, pick_format
+from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
 from agentbisect.render.formats import ReportFormat
 
 # The recorder, the loader's schemas and rich are imported inside the command: every `afp` call
@@ -88,6 +88,7 @@ def record_command(
         ReportFormat, "The summary: table (on stderr, the default) or json (on stdout)."
     ),
     as_json: bool = JSON_OPT,
+    verbose: bool = VERBOSE_OPT,
 ) -> None:
     from agentbisect.convert import record_file
     from agentbisect.render import get_renderer
@@ -103,3 +104,7 @@ def record_command(
         force=force,
     )
     get_renderer(name).render(summary)
+    if verbose:
+        from agentbisect.cli.common import say
+
+        say(f"read {summary.bytes_in:,} bytes as {summary.shape_in}; wrote {summary.bytes_out:,}")
