@@ -209,3 +209,20 @@ def test_verbose_on_record_and_genui_stats(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "as capture (JSON Lines)" in res.stderr
     res = cli("-v", "genui-stats", str(GENUI / "spec-8a.jsonl"), "--json")
     assert res.exit_code == 0 and "8 call(s)" in res.stderr
+
+
+@pytest.mark.parametrize("command", ["events", "aggregate", "bisect", "record", "genui-stats"])
+def test_help_says_what_values_are_and_shows_examples(command: str) -> None:
+    from typer.main import get_command
+
+    from agentbisect.cli import app
+
+    params = get_command(app).commands[command].params  # type: ignore[attr-defined]
+    assert all(p.help for p in params), [p.name for p in params if not p.help]
+    res = cli(command, "--help")
+    assert res.exit_code == 0
+    text = res.stdout
+    assert "Examples:" in text and f"afp {command} " in text.split("Examples:")[1]
+    options = text.split("\nOptions:\n")[1]
+    for vague in ("<str>", "<int", "<float", "<list", "{file}", "[[", "]]"):
+        assert vague not in options, (command, vague)

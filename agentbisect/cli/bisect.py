@@ -7,11 +7,13 @@ The work is ``agentbisect.bisect.api.bisect_run``; this module parses options an
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import VERBOSE_OPT, format_option, pick_format
-from agentbisect.errors import GateTripped, UsageError
+from agentbisect.cli.options import FILE_ARG, VERBOSE_OPT, format_option, pick_format
+from agentbisect.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
 # Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
@@ -24,45 +26,107 @@ DEFAULT_MAX_SUSPECTS = 12
 DEFAULT_FLIP_THRESHOLD = 0.8
 
 
+class Embedder(StrEnum):
+    mock = "mock"  # upstream parity is defined for it; the ranking work adds others
+
+
+class Scorer(StrEnum):
+    semantic_alignment = "semantic-alignment"
+    lexical_overlap = "lexical-overlap"
+
+
 @app.command("bisect")
 @guarded
 def bisect(
-    file: str = typer.Argument(..., help="Recording (path, '-' for stdin, gzip ok)."),
+    file: str = FILE_ARG,
     at_step: str | None = typer.Option(
-        None, "--at-step", help="Trigger: the runtimeStageId of the step that went wrong."
+        None,
+        "--at-step",
+        metavar="STEP_ID",
+        help="Trigger: the runtimeStageId of the step that went wrong (afp aggregate lists them).",
     ),
     at_llm: int | None = typer.Option(
-        None, "--at-llm", help="Trigger: the N-th LLM call (0-based; -1 = the last)."
+        None, "--at-llm", metavar="N", help="Trigger: the N-th LLM call (0-based; -1 = the last)."
     ),
     control_deps: str | None = typer.Option(
-        None, "--control-deps", help="JSON map runtimeStageId -> {deciderId, label?}."
+        None,
+        "--control-deps",
+        metavar="FILE",
+        help="JSON map runtimeStageId -> {deciderId, label?}: the decisions that routed each step.",
     ),
-    max_depth: int = typer.Option(DEFAULT_MAX_DEPTH, "--max-depth", min=0),
-    max_nodes: int = typer.Option(DEFAULT_MAX_NODES, "--max-nodes", min=1),
-    max_suspects: int = typer.Option(DEFAULT_MAX_SUSPECTS, "--max-suspects", min=0),
-    embedder: str = typer.Option("mock", "--embedder", help="Embedder (only 'mock')."),
-    scorer: str = typer.Option(
-        "semantic-alignment", "--scorer", help="semantic-alignment or lexical-overlap."
+    max_depth: int = typer.Option(
+        DEFAULT_MAX_DEPTH,
+        "--max-depth",
+        min=0,
+        metavar="N",
+        help="Slice budget: follow causes at most N hops back from the trigger.",
+    ),
+    max_nodes: int = typer.Option(
+        DEFAULT_MAX_NODES,
+        "--max-nodes",
+        min=1,
+        metavar="N",
+        help="Slice budget: at most N steps in the backward slice.",
+    ),
+    max_suspects: int = typer.Option(
+        DEFAULT_MAX_SUSPECTS,
+        "--max-suspects",
+        min=0,
+        metavar="N",
+        help="Report at most N suspects (the highest-scoring).",
+    ),
+    embedder: Embedder = typer.Option(
+        Embedder.mock, "--embedder", help="Text embedder for content scores (upstream's mock)."
+    ),
+    scorer: Scorer = typer.Option(
+        Scorer.semantic_alignment, "--scorer", help="How suspects' content is scored."
     ),
     rerun: str | None = typer.Option(
-        None, "--rerun", help="Causal mode: command run once per probe and seed (argv, no shell)."
+        None,
+        "--rerun",
+        metavar="CMD",
+        help="Causal mode: run CMD once per probe and seed (split like a shell, run without one).",
     ),
-    samples: int = typer.Option(3, "--samples", min=2, help="Seeded reruns per probe."),
+    samples: int = typer.Option(
+        3, "--samples", min=2, metavar="N", help="Seeded reruns per probe."
+    ),
     original_output: str | None = typer.Option(
-        None, "--original-output", help="The wrong answer (TEXT or @FILE); default: the run's."
+        None,
+        "--original-output",
+        metavar="TEXT|@FILE",
+        help="The wrong answer to compare reruns with; default: the run's final answer.",
     ),
     comparator: str = typer.Option(
-        "similarity", "--comparator", help="similarity | contains:WORD | regex:PATTERN."
+        "similarity",
+        "--comparator",
+        metavar="similarity|contains:WORD|regex:PATTERN",
+        help="When a rerun's answer counts as changed.",
     ),
-    flip_threshold: float = typer.Option(DEFAULT_FLIP_THRESHOLD, "--flip-threshold"),
-    max_ablations: int = typer.Option(5, "--max-ablations", min=0),
-    culprits: bool = typer.Option(False, "--culprits", help="Also run the multi-culprit search."),
+    flip_threshold: float = typer.Option(
+        DEFAULT_FLIP_THRESHOLD,
+        "--flip-threshold",
+        metavar="R",
+        help="similarity comparator: an answer less similar than R to the original flipped.",
+    ),
+    max_ablations: int = typer.Option(
+        5, "--max-ablations", min=0, metavar="N", help="Rerun-test at most the top N suspects."
+    ),
+    culprits: bool = typer.Option(
+        False, "--culprits", help="Also search for the set of suspects that together flip it."
+    ),
     missing_context: str | None = typer.Option(
-        None, "--missing-context", help='JSON {"available": [...], "sent": [...]}.'
+        None,
+        "--missing-context",
+        metavar="FILE",
+        help='JSON {"available": [{id, content?}], "sent": [{id}]}: test what was never sent.',
     ),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Parallel reruns per probe."),
+    jobs: int = typer.Option(1, "--jobs", min=1, metavar="N", help="Parallel reruns per probe."),
     rerun_timeout: float = typer.Option(
-        300.0, "--rerun-timeout", min=0.001, help="Seconds before a rerun is killed."
+        300.0,
+        "--rerun-timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Kill a rerun (and its process group) after SECONDS.",
     ),
     fmt: BisectFormat | None = format_option(
         BisectFormat, "table (default), json, or text (upstream's plain-text rendering)."
@@ -75,12 +139,25 @@ def bisect(
     ),
     verbose: bool = VERBOSE_OPT,
     fail_on: list[str] = typer.Option(
-        [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
+        [],
+        "--fail-on",
+        metavar="FLAG",
+        help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable.",
     ),
 ) -> None:
-    """Localize the context behind a wrong agent step (correlational; causal with --rerun)."""
-    if embedder != "mock":
-        raise UsageError("--embedder: only 'mock' is available (upstream parity is defined for it)")
+    """Localize the context behind a wrong agent step (correlational; causal with --rerun).
+
+    Ranks the context that flowed into the trigger step (tool results, injections, earlier
+    steps) by a correlational proxy score; only --rerun verdicts are causal claims.
+
+    Examples:
+
+    \b
+      afp bisect run.json --at-llm -1                 # the last LLM call
+      afp bisect run.json --at-step call-llm#40 --format text
+      afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
+      afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
+    """
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
@@ -94,7 +171,7 @@ def bisect(
         max_depth=max_depth,
         max_nodes=max_nodes,
         max_suspects=max_suspects,
-        scorer=scorer,
+        scorer=scorer.value,
         rerun=rerun,
         samples=samples,
         original_output=original_output,

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def genui_stats(
     file: str | None = typer.Argument(
         None,
-        metavar="[FILE]",
+        metavar="FILE",
         help="GenuiCallRow rows: a JSON array or JSON Lines, gzip detected by its magic bytes; "
         "- for stdin. Omit it with --db.",
     ),
@@ -81,6 +81,13 @@ def genui_stats(
     summarized with the upstream GenuiStats rules. Without --json the tables are printed even
     when stdout is not a terminal (pipe to less keeps them readable); use --json for machines:
     it prints the GenuiStats document with keys in the upstream order.
+
+    Examples:
+
+    \b
+      afp genui-stats calls.jsonl
+      afp genui-stats calls.json.gz --from 2026-11-01 --to 2026-11-30 --json
+      afp genui-stats --db sqlite:///telemetry.db --min-first-try-rate 0.9
     """
     _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
     from agentbisect.genui.stats import genui_stats as compute

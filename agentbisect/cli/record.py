@@ -59,14 +59,25 @@ summary goes to stderr.
 Lean (--detail lean) drops payload, args, result, content and contentSummary from every
 domain event. It is not redaction: rationale, reason and systemPromptText survive, and the
 typed events and snapshot still hold full content.
+
+Examples:
+
+\b
+  afp record run.capture.jsonl -o run.recording.json
+  afp record big.recording.json -o small.json.gz --detail lean --max-events 2000
+  afp record run.json -o out.json --force --format json | jq .honestyFlags
 """
 
 
 @app.command("record", help=HELP)
 @guarded
 def record_command(
-    input_path: str = typer.Argument(..., metavar="INPUT", help="Capture (.jsonl) or recording."),
-    output: str = typer.Option(..., "-o", "--output", help="File to write (.gz compresses)."),
+    input_path: str = typer.Argument(
+        ..., metavar="INPUT", help="Capture (.jsonl) or recording; - for stdin."
+    ),
+    output: str = typer.Option(
+        ..., "-o", "--output", metavar="FILE", help="File to write (.gz compresses)."
+    ),
     detail: Detail = typer.Option(
         Detail.full, "--detail", help="full: domain events with content; lean: without content."
     ),
