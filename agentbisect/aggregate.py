@@ -35,5 +35,6 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         parents=parents,
         strip=run.step_strip(drill),
         flags=run.flags,
+        llm_calls=run.llm_calls,
         show_all=show_all,
     )

@@ -16,6 +16,7 @@ from agentbisect.honesty import HonestyFlag
 
 if TYPE_CHECKING:
     from agentbisect.boundary.index import Range
+    from agentbisect.boundary.llmcalls import LlmCall
     from agentbisect.boundary.rollup import BoundaryAggregate
     from agentbisect.boundary.strip import Stop
     from agentbisect.schema.events import DomainEvent
@@ -61,6 +62,7 @@ class AggregateResult:
     parents: dict[str, str]  # group id -> parent group id, to nest the index tree
     strip: list[Stop]
     flags: list[HonestyFlag]
+    llm_calls: list[LlmCall] = field(default_factory=list)
     show_all: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -70,6 +72,7 @@ class AggregateResult:
             "aggregates": self.aggregates,
             "index": self.ranges,
             "strip": self.strip,
+            "llmCalls": self.llm_calls,
             "honestyFlags": self.flags,
         }
 

@@ -57,6 +57,7 @@ RENDER_MAY_IMPORT = (
     "agentbisect.boundary.index",  # Range/labels: result types of aggregate
     "agentbisect.boundary.rollup",
     "agentbisect.boundary.strip",
+    "agentbisect.boundary.llmcalls",  # LlmCall rows
 )
 
 

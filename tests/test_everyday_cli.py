@@ -226,3 +226,34 @@ def test_help_says_what_values_are_and_shows_examples(command: str) -> None:
     options = text.split("\nOptions:\n")[1]
     for vague in ("<str>", "<int", "<float", "<list", "{file}", "[[", "]]"):
         assert vague not in options, (command, vague)
+
+
+# ------------------------------------------------------------------------- the per-LLM-call view
+
+
+def test_aggregate_lists_llm_calls() -> None:
+    doc = json.loads(cli("aggregate", REACT, "--json").stdout)
+    calls = doc["llmCalls"]
+    assert [c["runtimeStageId"] for c in calls] == [
+        "call-llm#18",
+        "call-llm#40",
+        "call-llm#62",
+        "call-llm#84",
+        "call-llm#106",
+    ]
+    first = calls[0]
+    assert first["model"] == "mock-react-1" and first["tokens"] == {"input": 51, "output": 8}
+    assert first["latencyMs"] == 215 and first["tools"] == ["lookup_order"]
+    assert calls[-1]["tools"] == [] and all(c["inCommitLog"] for c in calls)
+    table = cli("aggregate", REACT).stdout
+    assert "LLM calls (5)" in table and "call-llm#106" in table and "lookup_order" in table
+
+
+def test_llm_calls_inside_a_composition_are_marked() -> None:
+    res = cli("aggregate", str(UPSTREAM / "composition.recording.json"))
+    assert res.exit_code == 0
+    assert "cannot localize" in res.stdout
+    doc = json.loads(
+        cli("aggregate", str(UPSTREAM / "composition.recording.json"), "--json").stdout
+    )
+    assert doc["llmCalls"] and not any(c["inCommitLog"] for c in doc["llmCalls"])
