@@ -257,3 +257,31 @@ def test_llm_calls_inside_a_composition_are_marked() -> None:
         cli("aggregate", str(UPSTREAM / "composition.recording.json"), "--json").stdout
     )
     assert doc["llmCalls"] and not any(c["inCommitLog"] for c in doc["llmCalls"])
+
+
+# ------------------------------------------------------------------------- nearest ids
+
+
+def test_unknown_step_suggests_the_nearest_ids_not_all() -> None:
+    res = cli("bisect", REACT, "--at-step", "call-llm#7")
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+    assert "Nearest step ids: call-llm#" in res.stderr
+    assert "afp aggregate lists them" in res.stderr
+    assert res.stderr.count("call-llm#") <= 9  # a few, not every id of the run
+
+
+def test_composition_names_what_can_be_localized() -> None:
+    res = cli("bisect", str(UPSTREAM / "composition.recording.json"), "--at-llm", "-1")
+    assert res.exit_code == 2 and "inside a composition only top-level steps" in res.stderr
+    assert "Nearest step ids: step-" in res.stderr
+
+
+def test_drill_by_group_name() -> None:
+    comp = str(UPSTREAM / "composition.recording.json")
+    by_name = json.loads(cli("aggregate", comp, "--drill", "step-research", "--json").stdout)
+    by_id = json.loads(cli("aggregate", comp, "--drill", "step-research#14", "--json").stdout)
+    assert by_name["strip"] == by_id["strip"] and len(by_id["strip"]) > 1
+    several = cli("aggregate", REACT, "--drill", "sf-tools")
+    assert several.exit_code == 2 and "pick one: sf-tools#11" in several.stderr
+    typo = cli("aggregate", REACT, "--drill", "sf-toolz")
+    assert typo.exit_code == 2 and "nearest group ids: sf-tools#" in typo.stderr

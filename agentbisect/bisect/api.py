@@ -132,19 +132,25 @@ def resolve_step(run: Run, at_step: str | None, at_llm: int | None) -> str | Non
     return ids[at_llm]
 
 
-def _trigger_error(exc: TriggerError, run: Run) -> UsageError:
-    ids = run.llm_call_ids
+def _trigger_error(exc: TriggerError, run: Run, step: str | None) -> UsageError:
+    """The trigger error with what the user can do next: the nearest step ids that can be
+    localized (not all of them: a long run has thousands), and why a composition's calls can't."""
     msg = exc.message.removeprefix("localize: ")
-    if ids:
-        top = [i for i in ids if i in run.commit_log.last_idx]
-        msg += f". LLM-call ids in this recording: {', '.join(ids)}"
-        if not top:
-            msg += (
-                " (none of them committed at the top level: inside a composition only "
-                "top-level steps can be localized)"
-            )
-        elif len(top) < len(ids):
-            msg += f"; of these, in the commit log: {', '.join(top)}"
+    committed = run.commit_log.last_idx
+    ids = run.llm_call_ids
+    localizable = [i for i in ids if i in committed]
+    if step is not None:
+        near = say_nearest(step, committed, "step id")
+        msg += ". " + near[:1].upper() + near[1:]
+    if ids and not localizable:
+        msg += (
+            f". None of the {len(ids)} LLM call(s) committed at the top level: inside a "
+            "composition only top-level steps can be localized"
+        )
+    elif localizable:
+        shown = ", ".join(localizable[-3:])
+        msg += f". LLM calls that can be localized ({len(localizable)}; afp aggregate lists them): "
+        msg += ("… " if len(localizable) > 3 else "") + shown
     else:
         msg += ". The recording has no LLM-call ids (no llm_start events)"
     return UsageError(msg)
@@ -253,7 +259,7 @@ def bisect_run(
                 upstream=opts.upstream,
             )
         except TriggerError as exc:
-            raise _trigger_error(exc, run) from None
+            raise _trigger_error(exc, run, step) from None
         if opts.culprits and rerun_opts is not None:
             report.culprits = bisect_culprits(report.suspects, rerun_opts, emb)
     finally:
