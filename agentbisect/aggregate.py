@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
+from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
 from agentbisect.schema.events import SubflowEntry
@@ -56,4 +57,5 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         flags=run.flags,
         llm_calls=run.llm_calls,
         show_all=show_all,
+        overview_of=lambda: run_overview(run),
     )

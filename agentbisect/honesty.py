@@ -47,6 +47,12 @@ _ALL = (
     FlagInfo(
         "baseline-unstable", "the un-ablated baseline flips: verdicts inconclusive", "upstream"
     ),
+    # --- raised by afp's own bisect extensions (never on an --upstream report)
+    FlagInfo(
+        "surrogate-unreliable",
+        "surrogate attribution: held-out R² below 0.5, the weights are not trustworthy",
+        "bisect",
+    ),
     # --- raised while reading a file
     FlagInfo(
         "redacted", "the trace was written with redaction: content fields hold markers", "loader"

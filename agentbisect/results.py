@@ -7,7 +7,9 @@ say on stderr); renderers compute nothing. ``BisectResult`` lives beside the loc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Raw
@@ -15,10 +17,12 @@ from msgspec import Raw
 from agentbisect.honesty import HonestyFlag
 
 if TYPE_CHECKING:
+    from agentbisect.boundary.calls import LlmCallRow, ToolCallRow
     from agentbisect.boundary.index import Range
     from agentbisect.boundary.llmcalls import LlmCall
     from agentbisect.boundary.rollup import BoundaryAggregate
     from agentbisect.boundary.strip import Stop
+    from agentbisect.boundary.timeline import Timeline
     from agentbisect.schema.events import DomainEvent
     from agentbisect.schema.genui import GenuiStats
 
@@ -64,6 +68,13 @@ class AggregateResult:
     flags: list[HonestyFlag]
     llm_calls: list[LlmCall] = field(default_factory=list)
     show_all: bool = False
+    # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
+    overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def overview(self) -> RunOverview | None:
+        """The run as the visual report shows it (timeline, calls, boundaries), on first read."""
+        return self.overview_of() if self.overview_of is not None else None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +86,44 @@ class AggregateResult:
             "llmCalls": self.llm_calls,
             "honestyFlags": self.flags,
         }
+
+
+@dataclass
+class Totals:
+    llmCalls: int
+    toolCalls: int
+    tokensIn: int | float
+    tokensOut: int | float
+    durationMs: int | float | None
+    events: int
+    boundaries: int  # boundary passes (entry/exit pairs)
+
+
+@dataclass
+class BoundaryRow:
+    """One boundary pass in entry order; ``depth`` nests it (entry order is tree pre-order)."""
+
+    runtimeStageId: str
+    name: str
+    kind: str
+    depth: int
+    rollup: BoundaryAggregate | None = None
+    open: bool = False
+
+
+@dataclass
+class RunOverview:
+    """Everything a visual report of one run shows: shape, totals, flags, the timeline, each
+    boundary pass with its rollup, and the per-call rows (``agentbisect.overview`` builds it)."""
+
+    source: dict[str, Any]
+    totals: Totals
+    flags: list[HonestyFlag]
+    timeline: Timeline
+    boundaries: list[BoundaryRow]
+    runRollup: BoundaryAggregate
+    llmCalls: list[LlmCallRow]
+    toolCalls: list[ToolCallRow]
 
 
 @dataclass

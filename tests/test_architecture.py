@@ -58,6 +58,8 @@ RENDER_MAY_IMPORT = (
     "agentbisect.boundary.rollup",
     "agentbisect.boundary.strip",
     "agentbisect.boundary.llmcalls",  # LlmCall rows
+    "agentbisect.boundary.timeline",  # Timeline/Mark: result types of the run overview
+    "agentbisect.boundary.calls",
 )
 
 
@@ -80,6 +82,7 @@ CLI_MAY_IMPORT = (
     "agentbisect.genui.range",  # option validation (a day is YYYY-MM-DD)
     "agentbisect.convert",
     "agentbisect.schema",
+    "agentbisect.files",  # -o FILE: written atomically (cli/output.py)
 )
 
 
@@ -119,11 +122,11 @@ def test_every_command_has_format() -> None:
 def test_format_and_shorthand_must_agree() -> None:
     res = afp("aggregate", str(PF), "--format", "table", "--json")
     assert res.exit_code == 2 and "not both" in res.stderr
-    res = afp("bisect", str(PF), "--at-step", "call-llm#40", "--format", "html")
+    res = afp("bisect", str(PF), "--at-step", "call-llm#40", "--format", "yaml")
     assert (
         res.exit_code == 2
         and res.stderr.count("\n") == 1
-        and "'table', 'json', 'text'" in res.stderr
+        and "'table', 'json', 'text', 'html'" in res.stderr
     )
 
 

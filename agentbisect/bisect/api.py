@@ -19,10 +19,20 @@ import msgspec
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
+from agentbisect.bisect.report import ContextBugReport
 from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.bisect.result import BisectResult, bisect_result
+from agentbisect.bisect.surrogate import (
+    DEFAULT_KEEP_PROB,
+    DEFAULT_MASKS,
+    SurrogateOptions,
+    SurrogateOutcome,
+    parallel_batch,
+    run_surrogate,
+)
 from agentbisect.errors import InputError, UsageError
 from agentbisect.honesty import FLAGS
+from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
 from agentbisect.suggest import say_nearest
@@ -56,6 +66,21 @@ class BisectOptions:
     rerun_timeout: float = 300.0
     upstream: bool = False
     fail_on: list[str] = field(default_factory=list)  # flag names (or "any") that trip the gate
+    attribution: str | None = None  # "surrogate": random ablation masks + a sparse linear fit
+    masks: int = DEFAULT_MASKS
+    keep_prob: float = DEFAULT_KEEP_PROB
+    mask_seed: int = 0
+    attribution_score: str = "flip"  # or "similarity"
+
+    def surrogate(self) -> SurrogateOptions:
+        return SurrogateOptions(
+            masks=self.masks,
+            keep_prob=self.keep_prob,
+            seed=self.mask_seed,
+            score=self.attribution_score,
+            # --culprits: the set search always runs; otherwise only when the fit is poor
+            culprits=True if self.culprits else None,
+        )
 
 
 def read_json_file(path: str, what: str) -> Any:
@@ -167,6 +192,8 @@ def unraisable(name: str, opts: BisectOptions) -> str | None:
         return "the --upstream report carries only the upstream library's flags"
     if name == "baseline-unstable" and opts.rerun is None:
         return "only reruns raise it: add --rerun CMD"
+    if name == "surrogate-unreliable" and opts.attribution != "surrogate":
+        return "only the surrogate attribution raises it: add --rerun CMD --attribution surrogate"
     return None
 
 
@@ -184,6 +211,19 @@ def check_options(opts: BisectOptions) -> Comparator | None:
         raise UsageError("--culprits needs --rerun")
     if opts.culprits and opts.upstream:
         raise UsageError("--culprits is an afp extension: it cannot be combined with --upstream")
+    if opts.attribution is not None:
+        if opts.attribution != "surrogate":
+            raise UsageError("--attribution: the only method is 'surrogate'")
+        if opts.upstream:
+            raise UsageError(
+                "--attribution is an afp extension: it cannot be combined with --upstream"
+            )
+        if opts.rerun is None:
+            raise UsageError("--attribution surrogate needs --rerun (it reruns once per mask)")
+        try:
+            opts.surrogate().check()
+        except ValueError as exc:
+            raise UsageError(f"--attribution surrogate: {exc}") from None
     return parse_comparator(opts.comparator)
 
 
@@ -254,15 +294,63 @@ def bisect_run(
                 max_nodes=opts.max_nodes,
                 max_suspects=opts.max_suspects,
                 scorer=opts.scorer,
-                rerun=rerun_opts,
+                # the surrogate replaces the leave-one-out tier: it runs its own baseline below
+                rerun=None if opts.attribution else rerun_opts,
                 missing_context=mc,
                 upstream=opts.upstream,
             )
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
-        if opts.culprits and rerun_opts is not None:
+        if opts.attribution and rerun_opts is not None and runner is not None:
+            outcome = run_surrogate(
+                report.suspects,
+                rerun_opts,
+                emb,
+                opts.surrogate(),
+                batch=parallel_batch(runner.run_one, opts.jobs, abort=runner.kill_all),
+            )
+            _attach(report, outcome)
+        elif opts.culprits and rerun_opts is not None:
             report.culprits = bisect_culprits(report.suspects, rerun_opts, emb)
     finally:
         if runner is not None:
             runner.kill_all()
-    return bisect_result(report, upstream=opts.upstream, warnings=warnings)
+    step = report.step
+    return bisect_result(
+        report,
+        upstream=opts.upstream,
+        warnings=warnings,
+        overview_of=lambda: run_overview(run, step),
+    )
+
+
+_SLICE_FLAGS = frozenset(
+    (
+        "slice-truncated",
+        "untracked-sources",
+        "no-control-deps",
+        "no-read-tracking",
+        "no-llm-call-ids",
+    )
+)
+
+
+def _attach(report: ContextBugReport, outcome: SurrogateOutcome) -> None:
+    """Put the surrogate's baseline, flags and attribution on the report.
+
+    ``baseline-unstable`` goes where upstream puts the ablation one (right after the slice
+    flags); ``surrogate-unreliable`` is afp's own, so it goes last.
+    """
+    report.mode = "causal"
+    report.baseline = outcome.baseline
+    flags = report.honestyFlags
+    at = 0
+    while at < len(flags) and flags[at].flag in _SLICE_FLAGS:
+        at += 1
+    for f in outcome.flags:
+        if f.flag == "baseline-unstable":
+            flags.insert(at, f)
+            at += 1
+        else:
+            flags.append(f)
+    report.attribution = outcome.attribution

@@ -19,6 +19,8 @@ __all__ = [
     "AblationRunStats",
     "AblationSpec",
     "AblationVerdict",
+    "Attribution",
+    "AttributionCost",
     "ContextBugReport",
     "CostStats",
     "CostVerdict",
@@ -29,6 +31,8 @@ __all__ = [
     "RestoredCandidate",
     "SimilarityStats",
     "SliceStats",
+    "SourceWeight",
+    "SurrogateFit",
     "Suspect",
     "SuspectDetail",
     "Truncated",
@@ -166,6 +170,56 @@ class CulpritsResult(Struct, kw_only=True):
     runsUsed: int
 
 
+class SourceWeight(Struct, kw_only=True):  # the surrogate attribution (bisect/surrogate.py)
+    """One candidate: the suspects that share one ablation spec, and its estimated effect.
+
+    ``weight`` is the surrogate's coefficient for "this source removed": the estimated change in
+    the score (flip probability, or 1 − similarity) from removing it, the others held at random.
+    """
+
+    label: str  # the suspect label (``injection 'promo-fact'``), as in verdict claims
+    kind: str
+    id: str  # tool name, injection/memory id, or the step id
+    sources: list[str]  # the suspects' step ids (several when suspects share the spec)
+    suspectRanks: list[int]  # 1-based positions in the report's suspects list
+    weight: float
+    removedIn: int  # masks in which it was removed
+
+
+class SurrogateFit(Struct, kw_only=True):
+    metric: str  # "heldout-r2": R² of predictions on masks left out of the fit
+    value: float | None  # None when the score never varied (nothing to explain)
+    reliableAbove: float  # surrogate.RELIABLE_R2
+    rankCorrelation: float | None  # Spearman ρ between scores and held-out predictions
+    folds: int
+    penalty: float  # the L1 penalty λ chosen by cross-validation
+    intercept: float  # predicted score with nothing removed
+
+
+class AttributionCost(Struct, kw_only=True):
+    """Totals over every rerun the attribution used, for the fields the rerun reported."""
+
+    runs: int  # reruns that reported a cost
+    loops: float | UnsetType = UNSET
+    tokens: float | UnsetType = UNSET
+
+
+class Attribution(Struct, kw_only=True):
+    method: str  # "surrogate"
+    score: str  # "flip" (0/1 from the comparator) or "similarity" (1 − cosine to the original)
+    masks: int
+    keepProb: float
+    maskSeed: int
+    rerunsUsed: int  # baseline + masks + any culprit search
+    changedMasks: int  # masks whose outcome the comparator called changed
+    fit: SurrogateFit
+    weights: list[SourceWeight]  # sorted by |weight|, largest first
+    # the multi-culprit search over the top-weighted sources: their labels, and what it found
+    searched: list[str] | UnsetType = UNSET
+    culprits: CulpritsResult | UnsetType = UNSET
+    cost: AttributionCost | UnsetType = UNSET
+
+
 class ContextBugReport(Struct, kw_only=True):
     step: str
     stepName: str | UnsetType = UNSET
@@ -180,6 +234,8 @@ class ContextBugReport(Struct, kw_only=True):
     baseline: AblationRunStats | UnsetType = UNSET
     restorationBaseline: AblationRunStats | UnsetType = UNSET
     culprits: CulpritsResult | UnsetType = UNSET
+    # agentbisect extension (--attribution surrogate), after every upstream key; never upstream
+    attribution: Attribution | UnsetType = UNSET
 
 
 def to_builtins(obj: Any) -> Any:

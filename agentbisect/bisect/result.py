@@ -7,11 +7,17 @@ cost class) are fields of ``SuspectView`` instead.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
 from agentbisect.bisect.report import ContextBugReport, Suspect
+
+if TYPE_CHECKING:
+    from agentbisect.results import RunOverview
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,12 @@ class BisectResult:
     views: list[SuspectView]
     upstream: bool = False
     warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the report
+    # The run around the trigger, built only when a renderer reads ``overview`` (the HTML page).
+    overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def overview(self) -> RunOverview | None:
+        return self.overview_of() if self.overview_of is not None else None
 
 
 def suspect_identity(s: Suspect) -> str:
@@ -57,10 +69,14 @@ def classify_suspect(s: Suspect) -> str:
 
 
 def bisect_result(
-    report: ContextBugReport, *, upstream: bool = False, warnings: list[str] | None = None
+    report: ContextBugReport,
+    *,
+    upstream: bool = False,
+    warnings: list[str] | None = None,
+    overview_of: Callable[[], RunOverview] | None = None,
 ) -> BisectResult:
     views = [
         SuspectView(suspect_identity(s), suspect_label(s), classify_suspect(s))
         for s in report.suspects
     ]
-    return BisectResult(report, views, upstream, list(warnings or []))
+    return BisectResult(report, views, upstream, list(warnings or []), overview_of)

@@ -6,6 +6,7 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.render.formats import ReportFormat
 
 # Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
@@ -25,7 +26,11 @@ def aggregate(
         metavar="GROUP_ID",
         help="Show the step strip inside this group (a runtimeStageId).",
     ),
-    fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
+    fmt: ReportFormat | None = format_option(
+        ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
+    ),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
 ) -> None:
@@ -46,8 +51,8 @@ def aggregate(
     """
     from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.cli.common import load_run
-    from agentbisect.render import get_renderer
 
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    check_output(output, force, [file])
     run = load_run(file, verbose)
-    get_renderer(name).render(aggregate_run(run, show_all=show_all, drill=drill))
+    emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)

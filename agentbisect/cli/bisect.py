@@ -13,6 +13,7 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import FILE_ARG, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
@@ -24,6 +25,17 @@ DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 80
 DEFAULT_MAX_SUSPECTS = 12
 DEFAULT_FLIP_THRESHOLD = 0.8
+DEFAULT_MASKS = 64  # agentbisect.bisect.surrogate.DEFAULT_MASKS (why 64: see there)
+DEFAULT_KEEP_PROB = 0.5
+
+
+class Attribution(StrEnum):
+    surrogate = "surrogate"
+
+
+class AttributionScore(StrEnum):
+    flip = "flip"
+    similarity = "similarity"
 
 
 class Embedder(StrEnum):
@@ -128,9 +140,40 @@ def bisect(
         metavar="SECONDS",
         help="Kill a rerun (and its process group) after SECONDS.",
     ),
-    fmt: BisectFormat | None = format_option(
-        BisectFormat, "table (default), json, or text (upstream's plain-text rendering)."
+    attribution: Attribution | None = typer.Option(
+        None,
+        "--attribution",
+        help=(
+            "surrogate: rerun once per random ablation mask and fit a sparse linear model; "
+            "a weight per source, sets that act together (needs --rerun; not with --upstream)."
+        ),
     ),
+    masks: int = typer.Option(
+        DEFAULT_MASKS,
+        "--masks",
+        min=10,
+        metavar="N",
+        help="Ablation masks (= reruns) for the surrogate.",
+    ),
+    keep_prob: float = typer.Option(
+        DEFAULT_KEEP_PROB,
+        "--keep-prob",
+        metavar="P",
+        help="Chance each source is kept in a mask (0 < P < 1).",
+    ),
+    mask_seed: int = typer.Option(0, "--mask-seed", metavar="SEED", help="Seed of the mask draw."),
+    attribution_score: AttributionScore = typer.Option(
+        AttributionScore.flip,
+        "--attribution-score",
+        help="What the surrogate fits: flip (the comparator, 0/1) or similarity (1 − cosine).",
+    ),
+    fmt: BisectFormat | None = format_option(
+        BisectFormat,
+        "table (default), json, text (upstream's plain-text rendering), or html (a "
+        "self-contained page; with -o).",
+    ),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
     upstream: bool = typer.Option(
         False,
@@ -161,7 +204,6 @@ def bisect(
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
-    from agentbisect.render import get_renderer
     from agentbisect.render.progress import rerun_progress
 
     opts = BisectOptions(
@@ -184,12 +226,20 @@ def bisect(
         rerun_timeout=rerun_timeout,
         upstream=upstream,
         fail_on=fail_on,
+        attribution=attribution.value if attribution is not None else None,
+        masks=masks,
+        keep_prob=keep_prob,
+        mask_seed=mask_seed,
+        attribution_score=attribution_score.value,
     )
     check_options(opts)
+    check_output(output, force, [file])
     run = load_run(file, verbose)
-    with rerun_progress(enabled=rerun is not None) as on_call:
+    # the surrogate's reruns are known in advance: its baseline and one per mask
+    total = samples + masks if attribution is not None else None
+    with rerun_progress(enabled=rerun is not None, total=total) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
-    get_renderer(name).render(result)
+    emit(name, result, output, force)
     if fail_on:
         raised = [f.flag for f in result.report.honestyFlags]
         hit = sorted({f for f in raised if "any" in fail_on or f in fail_on})

@@ -14,6 +14,7 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
 
@@ -53,7 +54,11 @@ def genui_stats(
     to_day: str | None = typer.Option(
         None, "--to", metavar="YYYY-MM-DD", help="Last UTC day to include (inclusive)."
     ),
-    fmt: ReportFormat | None = format_option(ReportFormat, "Default: table."),
+    fmt: ReportFormat | None = format_option(
+        ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
+    ),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
     scrub: bool = typer.Option(
@@ -91,13 +96,15 @@ def genui_stats(
     """
     _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
     from agentbisect.genui.stats import genui_stats as compute
-    from agentbisect.render import get_renderer
 
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    # A SQLite database named by --db is an input too: -o must never write over it.
+    sqlite = db[len("sqlite:///") :] if db is not None and db.startswith("sqlite:///") else None
+    check_output(output, force, [p for p in (file, sqlite) if p is not None])
     result = compute(
         file, db=db, table=table, query=query, from_day=from_day, to_day=to_day, scrub=scrub
     )
-    get_renderer(name).render(result)
+    emit(name, result, output, force)
     if verbose:
         from agentbisect.cli.common import say
 

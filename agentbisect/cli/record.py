@@ -8,7 +8,7 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
-from agentbisect.render.formats import ReportFormat
+from agentbisect.render.formats import SummaryFormat
 
 # The recorder, the loader's schemas and rich are imported inside the command: every `afp` call
 # imports this module, and start-up cost is paid thousands of times in CI.
@@ -95,8 +95,8 @@ def record_command(
     ),
     gzip: bool = typer.Option(False, "--gzip", help="gzip the output (also implied by .gz)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing OUTPUT."),
-    fmt: ReportFormat | None = format_option(
-        ReportFormat, "The summary: table (on stderr, the default) or json (on stdout)."
+    fmt: SummaryFormat | None = format_option(
+        SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."
     ),
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,

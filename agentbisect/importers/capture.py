@@ -36,7 +36,9 @@ def sniff(data: bytes) -> bool:
             continue
         try:
             first = _RAW_DICT.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            # A deep first line (a long run's execution tree) is no capture line; sniff never
+            # raises, or no recording that nests past Python's recursion limit could be read.
             return False
         return any(k in first for k in ("afp", "flow", "typed", "commit"))
     return False

@@ -26,6 +26,7 @@ RENDERERS: dict[str, str] = {
     "json": "agentbisect.render.json",
     "jsonl": "agentbisect.render.jsonl",
     "text": "agentbisect.render.text",
+    "html": "agentbisect.render.html",
 }
 
 

@@ -12,7 +12,15 @@ class EventsFormat(StrEnum):
 
 
 class ReportFormat(StrEnum):
-    """``aggregate``, ``genui-stats`` and ``record``'s summary."""
+    """``aggregate`` and ``genui-stats``."""
+
+    table = "table"
+    json = "json"
+    html = "html"
+
+
+class SummaryFormat(StrEnum):
+    """``record``'s summary."""
 
     table = "table"
     json = "json"
@@ -22,3 +30,4 @@ class BisectFormat(StrEnum):
     table = "table"
     json = "json"
     text = "text"
+    html = "html"

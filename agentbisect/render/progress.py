@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 
 from agentbisect.render.console import stderr_console, stderr_is_terminal
@@ -13,25 +14,37 @@ def _short(probe: str) -> str:
 
 
 @contextlib.contextmanager
-def rerun_progress(*, enabled: bool) -> Iterator[Callable[[str, int], None] | None]:
-    """Yield an ``on_call(probe, seed)`` callback driving a progress bar, or None when off."""
+def rerun_progress(
+    *, enabled: bool, total: int | None = None
+) -> Iterator[Callable[[str, int], None] | None]:
+    """Yield an ``on_call(probe, seed)`` callback driving a progress bar, or None when off.
+
+    With ``total`` (reruns known in advance) the bar shows done/total; reruns beyond it (a
+    follow-up search) turn it back into a plain count.
+    """
     if not enabled or not stderr_is_terminal():
         yield None
         return
-    from rich.progress import Progress, SpinnerColumn, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
-    progress = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TextColumn("{task.completed} rerun(s)"),
-        console=stderr_console(),
-        transient=True,
+    columns = (
+        [SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} rerun(s)")]
+        if total is None
+        else [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
     )
-    task = progress.add_task("reruns", total=None)
+    progress = Progress(*columns, console=stderr_console(), transient=True)
+    task = progress.add_task("reruns", total=total)
     progress.start()
+    done = 0
+    lock = threading.Lock()  # parallel reruns (--jobs) report from several threads
 
     def on_call(probe: str, seed: int) -> None:
-        progress.update(task, advance=1, description=f"probe {_short(probe)} seed {seed}")
+        nonlocal done
+        with lock:
+            done += 1
+            progress.update(task, advance=1, description=f"probe {_short(probe)} seed {seed}")
+            if total is not None and done == total:
+                progress.update(task, total=None)  # anything after this was not in the plan
 
     try:
         yield on_call

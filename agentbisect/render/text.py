@@ -8,13 +8,23 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationRunStats, EdgePathStep, Suspect
+from agentbisect.bisect.report import AblationRunStats, Attribution, EdgePathStep, Suspect
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number, to_fixed
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes
+from agentbisect.render.safetext import clean
 
-__all__ = ["format_report", "hop_text", "render", "score_text"]
+__all__ = [
+    "attribution_lines",
+    "culprit_sentence",
+    "fit_text",
+    "format_report",
+    "hop_text",
+    "render",
+    "score_text",
+    "signed",
+]
 
 MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
 MODE_CORRELATIONAL = (
@@ -138,6 +148,9 @@ def format_report(result: BisectResult) -> str:
                 lines.append(_runs_line(c.runs, restore=True))
             else:
                 lines.append("    verdict: (none — candidate only; supply a restoration runner)")
+    if r.attribution is not UNSET:
+        lines.append("")
+        lines.extend(attribution_lines(r.attribution))
     if r.baseline is not UNSET:
         lines.append("")
         lines.append(_baseline("no ablation", r.baseline))
@@ -151,3 +164,89 @@ def format_report(result: BisectResult) -> str:
     lines.append("")
     lines.append(FOOTER)
     return "\n".join(lines)
+
+
+# ------------------------------------------------- the surrogate attribution (afp extension)
+
+
+def signed(x: float) -> str:
+    return ("+" if x >= 0 else "") + f3(x)
+
+
+def culprit_sentence(labels: list[str]) -> str:
+    """What a culprit set found by the search means, in words."""
+    if len(labels) == 1:
+        return f"removing {labels[0]} alone flips the answer"
+    if len(labels) == 2:
+        return f"the answer flips only when both {labels[0]} and {labels[1]} are removed"
+    return (
+        f"the answer flips only when all of {', '.join(labels[:-1])} and {labels[-1]} are removed"
+    )
+
+
+def fit_text(a: Attribution) -> str:
+    fit = a.fit
+    if fit.value is None:
+        r2 = "held-out R² undefined (the score never varied)"
+    else:
+        r2 = (
+            f"held-out R² {f3(fit.value)} on masks left out of the fit ({fit.folds}-fold "
+            f"cross-validation; reliable above {js_number(fit.reliableAbove)})"
+        )
+    rank = (
+        f" · rank correlation {f3(fit.rankCorrelation)}" if fit.rankCorrelation is not None else ""
+    )
+    return f"{r2}{rank} · {a.changedMasks}/{a.masks} masks changed the outcome"
+
+
+def search_lines(a: Attribution) -> list[str]:
+    """The culprit-set search over the top-weighted sources, when it ran."""
+    c = a.culprits
+    if c is UNSET:
+        return []
+    searched = a.searched if a.searched is not UNSET else []
+    head = (
+        f"culprit sets (multi-culprit search over the {len(searched)} top-weighted sources: "
+        f"{c.verdict}, {c.runsUsed} reruns):"
+    )
+    if c.verdict == "confirmed":
+        body = [f"  - {clean(culprit_sentence([x.label for x in grp]))}" for grp in c.culprits]
+    elif c.verdict == "not-reproducible":
+        body = ["  - removing all of them together does not flip the answer: no set among them"]
+    else:
+        body = ["  - inconclusive: the un-ablated baseline flipped or the probe budget ran out"]
+    return [head, *body]
+
+
+def attribution_lines(a: Attribution) -> list[str]:
+    """The ATTRIBUTION section: fit, weights sorted by |weight|, culprit sets, cost."""
+    what = "flip score" if a.score == "flip" else "dissimilarity to the original (1 − cosine)"
+    lines = [
+        f"ATTRIBUTION (surrogate over {a.masks} random ablation masks, keep "
+        f"{js_number(a.keepProb)}, seed {a.maskSeed}; {a.rerunsUsed} reruns in all):",
+        f"fit: {fit_text(a)}",
+    ]
+    unreliable = a.fit.value is None or a.fit.value < a.fit.reliableAbove
+    if unreliable and a.weights:
+        lines.append("NOT TRUSTWORTHY: the fit explains the reruns poorly (see HONESTY)")
+    if a.weights:
+        lines.append(f"weight = estimated change in the {what} when the source is removed")
+    shown = [w for w in a.weights if w.weight != 0]
+    for i, w in enumerate(shown):
+        ranks = ", ".join(f"#{r}" for r in w.suspectRanks)
+        lines.append(
+            f"{i + 1:>2}. [{clean(w.label)}] at {clean(', '.join(w.sources))} (suspect {ranks}) "
+            f"— weight {signed(w.weight)} · removed in {w.removedIn}/{a.masks} masks"
+        )
+    rest = len(a.weights) - len(shown)
+    if rest:
+        lines.append(f"    ({rest} more source(s) at weight 0)")
+    lines.extend(search_lines(a))
+    if a.cost is not UNSET:
+        parts = []
+        if a.cost.loops is not UNSET:
+            parts.append(f"{js_number(a.cost.loops)} loops")
+        if a.cost.tokens is not UNSET:
+            parts.append(f"{js_number(a.cost.tokens)} tokens")
+        lines.append(f"cost: {a.cost.runs} reruns reported cost: {', '.join(parts)} in total")
+    return lines

@@ -12,13 +12,13 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.report import AblationRunStats
+from agentbisect.bisect.report import AblationRunStats, Attribution
 from agentbisect.bisect.result import BisectResult
-from agentbisect.js import to_fixed
+from agentbisect.js import js_number, to_fixed
 from agentbisect.render.console import stdout_console
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
-from agentbisect.render.text import hop_text
+from agentbisect.render.text import fit_text, hop_text, search_lines, signed
 
 
 def stats_text(b: AblationRunStats) -> str:
@@ -116,6 +116,9 @@ def render_report(result: BisectResult) -> None:
                 branch.add(safe(s.verdict.claim, "italic"))
         con.print(tree)
 
+    if r.attribution is not UNSET:
+        print_attribution(r.attribution)
+
     if r.dropped is not UNSET and r.dropped:
         dt = Table(title="Missing context (available, never sent)")
         dt.add_column("#", justify="right")
@@ -147,3 +150,52 @@ def render_report(result: BisectResult) -> None:
         con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
     else:
         con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))
+
+
+def print_attribution(a: Attribution) -> None:
+    """The surrogate's weights, largest |weight| first, with its fit and any culprit sets."""
+    con = stdout_console()
+    unreliable = a.fit.value is None or a.fit.value < a.fit.reliableAbove
+    what = "flip score" if a.score == "flip" else "1 − similarity"
+    table = Table(
+        title=(
+            f"Attribution (surrogate: {a.masks} masks, keep {a.keepProb:g}, "
+            f"{a.rerunsUsed} reruns in all)"
+        ),
+        caption=f"weight = estimated change in the {what} when the source is removed",
+        pad_edge=False,
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("identity", overflow="fold", ratio=2)
+    table.add_column("at", overflow="fold", ratio=1)
+    table.add_column("suspect", justify="right", no_wrap=True)
+    table.add_column("weight", justify="right", no_wrap=True)
+    table.add_column("removed in", justify="right", no_wrap=True)
+    for i, w in enumerate(a.weights, 1):
+        style = "dim" if w.weight == 0 else ("bold red" if w.weight > 0 else "green")
+        table.add_row(
+            str(i),
+            w.kind,
+            safe(w.id),
+            safe(", ".join(w.sources)),
+            ", ".join(f"#{r}" for r in w.suspectRanks),
+            Text(signed(w.weight), style=style),
+            f"{w.removedIn}/{a.masks}",
+        )
+    con.print(table)
+    fit = Text("fit: ")
+    fit.append(fit_text(a), style="yellow" if unreliable else "")
+    if unreliable:
+        fit.append("\nNOT TRUSTWORTHY: the fit explains the reruns poorly (see Honesty)", "bold")
+    for line in search_lines(a):
+        fit.append("\n")
+        fit.append_text(safe(line))
+    if a.cost is not UNSET:
+        parts = []
+        if a.cost.loops is not UNSET:
+            parts.append(f"{js_number(a.cost.loops)} loops")
+        if a.cost.tokens is not UNSET:
+            parts.append(f"{js_number(a.cost.tokens)} tokens")
+        fit.append(f"\ncost: {a.cost.runs} reruns reported cost: {', '.join(parts)} in total")
+    con.print(fit)

@@ -1,0 +1,75 @@
+"""A suspect's evidence path as an inline SVG graph: the trigger at the top, one box per step the
+backward slice walked, down to the suspect's source, each arrow labelled with the dependence it
+followed (data key or control) and its weight.
+"""
+
+from __future__ import annotations
+
+from msgspec import UNSET
+
+from agentbisect.bisect.report import Suspect
+from agentbisect.render.html.page import esc
+
+BOX_W = 380
+BOX_H = 40
+GAP = 42
+X0 = 10
+WIDTH = 760
+
+
+def _cut(s: str, n: int) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _weight(w: float) -> str:
+    return "1" if w == 1 else f"{w:.3f}"
+
+
+def path_svg(s: Suspect, trigger: str) -> str:
+    """The graph for one suspect (a lone box when its path is empty: the trigger itself)."""
+    nodes: list[tuple[str, str]] = []
+    if s.edgePath:
+        h0 = s.edgePath[0]
+        nodes.append((h0.from_, h0.fromName if isinstance(h0.fromName, str) else ""))
+        nodes.extend((h.to, h.toName if isinstance(h.toName, str) else "") for h in s.edgePath)
+    else:
+        nodes.append((s.source, s.stageName if isinstance(s.stageName, str) else ""))
+    parts: list[str] = []
+    y = 6.0
+    for i, (node_id, name) in enumerate(nodes):
+        role = []
+        if i == 0 and node_id == trigger:
+            role.append("trig")
+        if i == len(nodes) - 1:
+            role.append("src")
+        cls = " ".join(["node", *role])
+        tag = " (trigger)" if "trig" in role else (" (source)" if "src" in role else "")
+        parts.append(
+            f'<g class="{cls}" data-node="{esc(node_id)}"><rect x="{X0}" y="{y:.0f}" '
+            f'width="{BOX_W}" height="{BOX_H}" rx="5"/>'
+            f'<text class="id" x="{X0 + 10}" y="{y + 17:.0f}">{esc(_cut(node_id, 52))}'
+            f'<tspan class="nm">{esc(tag)}</tspan></text>'
+            f'<text class="nm" x="{X0 + 10}" y="{y + 32:.0f}">{esc(_cut(name, 58))}</text>'
+            f"<title>{esc(node_id)} {esc(name)}</title></g>"
+        )
+        if i < len(nodes) - 1:
+            hop = s.edgePath[i]
+            cx = X0 + BOX_W / 2
+            y1, y2 = y + BOX_H, y + BOX_H + GAP
+            key = hop.key if hop.key is not UNSET else ""
+            label = f"{hop.kind}{': ' + key if key else ''} · weight {_weight(hop.weight)}"
+            parts.append(
+                f'<g class="edge {esc(hop.kind)}"><line x1="{cx:.0f}" y1="{y1:.0f}" '
+                f'x2="{cx:.0f}" y2="{y2 - 7:.0f}"/><polygon class="arrow" '
+                f'points="{cx - 5:.0f},{y2 - 8:.0f} {cx + 5:.0f},{y2 - 8:.0f} {cx:.0f},{y2:.0f}"/>'
+                f'<text x="{cx + 10:.0f}" y="{y1 + GAP / 2 + 4:.0f}">{esc(_cut(label, 70))}'
+                f"<title>{esc(label)}</title></text></g>"
+            )
+        y += BOX_H + GAP
+    height = y - GAP + 6
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" role="img" '
+        f'aria-label="evidence path from {esc(trigger)} to {esc(s.source)}">'
+        f"{''.join(parts)}</svg>"
+    )

@@ -1,0 +1,283 @@
+"""The HTML report opened in headless Chromium: what a person checks when they open it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from agentbisect.schema.genui import GenuiStats
+from tests.conftest import GENUI, ROOT, UPSTREAM, cli
+from tests.html_browser import Browser, Visit, chromium_browser  # noqa: F401  (the fixture)
+
+HOSTILE = ROOT / "fixtures" / "hostile" / "xss-tools.recording.json"
+REPLAY = ROOT / "tests" / "rerun_replay.py"
+
+
+def _clean(v: Visit) -> None:
+    """No console errors, no script errors, no request but the file itself."""
+    assert v.console_errors == []
+    assert v.page_errors == []
+    assert v.foreign_requests() == []
+
+
+@pytest.fixture(scope="module")
+def causal_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``afp bisect --rerun … --format html -o`` as a real process on the planted-fact recording,
+    its reruns answered from upstream's rerun log (so the verdicts are upstream's)."""
+    out = tmp_path_factory.mktemp("html") / "planted-fact.html"
+    rerun = f"{sys.executable} {REPLAY} causal"
+    argv = [sys.executable, "-m", "agentbisect", "bisect"]
+    # Relative, as a user types it (the path is shown in the page and its screenshot).
+    argv += [os.path.relpath(UPSTREAM / "planted-fact.recording.json", ROOT)]
+    argv += ["--at-step", "call-llm#40", "--rerun", rerun, "--comparator", "contains:APPROVED"]
+    argv += ["--format", "html", "-o", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    res = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == ""
+    return out
+
+
+@pytest.fixture(scope="module")
+def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("html") / "hostile.html"
+    res = cli("bisect", str(HOSTILE), "--at-llm", "-1", "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    return out
+
+
+def test_flags_banner_is_visible_first(browser: Browser, causal_page: Path) -> None:
+    v = browser.open(causal_page)
+    banner = v.page.locator("#flags")
+    assert banner.is_visible()
+    text = banner.inner_text()
+    assert "untracked-sources" in text and "no-control-deps" in text
+    # Before any evidence: the banner sits above the suspects and the timeline.
+    top = banner.bounding_box()["y"]
+    assert top < v.page.locator("#suspects").bounding_box()["y"]
+    assert top < v.page.locator("#timeline").bounding_box()["y"]
+    assert "CAUSAL" in v.page.locator("#verdict").inner_text()
+    _clean(v)
+
+
+def test_trigger_is_highlighted_on_the_timeline(browser: Browser, causal_page: Path) -> None:
+    v = browser.open(causal_page)
+    line = v.page.locator('#timeline rect.trig-line[data-step="call-llm#40"]')
+    mark = v.page.locator('#timeline rect.mk-trigger[data-step="call-llm#40"]')
+    assert line.count() == 1 and line.is_visible()
+    assert mark.count() == 1 and mark.is_visible()
+    # The highlight is drawn in the trigger colour, not the ordinary LLM-call colour.
+    fill = mark.evaluate("e => getComputedStyle(e).fill")
+    plain = v.page.locator("#timeline rect.mk-llm").first.evaluate("e => getComputedStyle(e).fill")
+    assert fill != plain
+    # Its LLM-call row is marked too.
+    assert v.page.locator("#llm-calls tr.trigger").inner_text().split()[:2] == ["1", "call-llm#40"]
+    _clean(v)
+
+
+def test_first_suspect_and_its_evidence_are_shown(browser: Browser, causal_page: Path) -> None:
+    v = browser.open(causal_page)
+    first_row = v.page.locator("table.sus tbody tr").first
+    assert first_row.inner_text().split()[:3] == ["1", "arg", "seed#0"]
+    first = v.page.locator("#suspect-1")
+    assert first.get_attribute("open") is not None
+    evidence = first.locator(".evidence")
+    assert evidence.is_visible()
+    assert evidence.inner_text() == (
+        "stage seed#0 (Initialize) feeds the trigger through systemPromptInjections ← iteration"
+    )
+    # The path graph runs from the trigger to the suspect's source.
+    nodes = first.locator("svg g.node")
+    assert nodes.count() == 3
+    assert nodes.first.get_attribute("data-node") == "call-llm#40"
+    assert nodes.last.get_attribute("data-node") == "seed#0"
+    assert first.locator("svg").is_visible()
+    _clean(v)
+
+
+def test_clicking_a_suspect_shows_its_path(browser: Browser, causal_page: Path) -> None:
+    v = browser.open(causal_page)
+    second = v.page.locator("#suspect-2")
+    assert not second.locator("svg").is_visible()
+    v.page.locator('table.sus tbody tr[data-suspect="2"]').click()
+    assert second.get_attribute("open") is not None
+    assert v.page.locator("#suspect-1").get_attribute("open") is None
+    svg = second.locator("svg")
+    assert svg.is_visible()
+    assert [n.get_attribute("data-node") for n in svg.locator("g.node").all()] == [
+        "call-llm#40",
+        "context#6",
+    ]
+    assert (
+        "Customer Dana Reyes holds VIP tier override status"
+        in second.locator(".evidence").inner_text()
+    )
+    assert "CAUSAL: ablating injection 'vip-override-fact' flipped the outcome in 3/3" in (
+        second.locator(".claim").inner_text()
+    )
+    assert "sel" in (
+        v.page.locator('table.sus tbody tr[data-suspect="2"]').get_attribute("class") or ""
+    )
+    _clean(v)
+
+
+def test_the_open_suspect_path_is_outlined_on_the_timeline(
+    browser: Browser, causal_page: Path
+) -> None:
+    v = browser.open(causal_page)
+    outlined = "els => els.map(e => e.getAttribute('data-step') || e.getAttribute('data-stage'))"
+    # Suspect #1 (seed#0 via context#6): only its trigger's LLM mark is on the timeline.
+    assert v.page.locator("#timeline .onpath").evaluate_all(outlined) == ["call-llm#40"]
+    # Suspect #5 (call-llm#18 through tool-calls#22): both calls are outlined.
+    v.page.locator('table.sus tbody tr[data-suspect="5"]').click()
+    assert sorted(v.page.locator("#timeline .onpath").evaluate_all(outlined)) == [
+        "call-llm#18",
+        "call-llm#40",
+        "tool-calls#22",
+    ]
+    # Suspect #3 is a boundary (sf-cache#14): its bar is outlined.
+    v.page.locator('table.sus tbody tr[data-suspect="3"]').click()
+    assert "sf-cache#14" in v.page.locator("#timeline .onpath").evaluate_all(outlined)
+    _clean(v)
+
+
+def test_injected_markup_renders_as_text(browser: Browser, hostile_page: Path) -> None:
+    v = browser.open(hostile_page)
+    page = v.page
+    assert page.evaluate("() => window.__pwned") is None
+    # Only the page's own script element exists; no image, no javascript: link, no svg onload.
+    assert page.evaluate("() => document.scripts.length") == 1
+    assert page.evaluate("() => document.images.length") == 0
+    assert page.locator('a[href^="javascript"]').count() == 0
+    assert page.locator("[onerror], [onload]").count() == 0
+    body = page.locator("body").inner_text()
+    assert "Order K-2207 <script>window.__pwned='script'</script>" in body
+    assert "onerror=\"window.__pwned='img'\">" in body
+    assert "<a href=\"javascript:window.__pwned='link'\">click me</a>" in body
+    assert 'mock"><svg onload="window.__pwned=\'model\'">' in body
+    # The tool error that tries to close the table stays inside its cell.
+    cell = page.locator("#tool-calls + table tbody tr").nth(1).locator("td").last
+    assert cell.inner_text().startswith("policy service down <img")
+    assert cell.inner_text().endswith("</td></tr></table><b>bold?</b>")
+    # The injected fact is the evidence text of its suspect, verbatim.
+    inj = page.locator("details.suspect", has_text="injection store-hours")
+    inj.locator("summary").click()
+    assert inj.locator(".evidence").inner_text() == (
+        "Support desk <script>window.__pwned='script'</script> open 9am-6pm "
+        "<a href=\"javascript:window.__pwned='link'\">click me</a>"
+    )
+    page.wait_for_timeout(200)  # give any stray handler a chance to fire
+    assert page.evaluate("() => window.__pwned") is None
+    _clean(v)
+
+
+def test_readable_without_scripts(browser: Browser, causal_page: Path) -> None:
+    v = browser.open(causal_page, scripts=False)
+    page = v.page
+    assert page.locator("#flags").is_visible()
+    assert page.locator("#suspect-1 .evidence").is_visible()
+    assert page.locator("#suspect-1 svg").is_visible()
+    # <details> needs no script: clicking a suspect's summary opens its path.
+    page.locator("#suspect-3 summary").click()
+    assert page.locator("#suspect-3 svg").is_visible()
+    assert page.locator('#timeline rect.mk-trigger[data-step="call-llm#40"]').is_visible()
+    assert v.foreign_requests() == []
+
+
+def test_long_lists_fold_with_counts(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agentbisect.render.html.page as page_mod
+
+    # 32 boundary passes: fold after 10 so that the fold shows on a small recording.
+    monkeypatch.setattr(page_mod, "COLLAPSE_AFTER", 10)
+    out = tmp_path / "agg.html"
+    rec = str(UPSTREAM / "react-tools.recording.json")
+    res = cli("aggregate", rec, "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    v = browser.open(out)
+    more = v.page.locator("#boundaries details.more")
+    assert more.locator("summary").inner_text() == "22 more boundary passes"
+    hidden_row = more.locator("tbody tr").first
+    assert not hidden_row.is_visible()
+    v.page.locator("button[data-expand]").click()
+    assert hidden_row.is_visible()
+    assert v.page.locator("#boundaries tbody tr").count() == 32
+    _clean(v)
+
+
+def test_genui_page(browser: Browser, tmp_path: Path) -> None:
+    stats = msgspec.json.decode((GENUI / "spec-8a.expected.json").read_bytes(), type=GenuiStats)
+    out = tmp_path / "genui.html"
+    res = cli("genui-stats", str(GENUI / "spec-8a.jsonl"), "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    v = browser.open(out)
+    page = v.page
+    assert page.locator("#first-try").inner_text().startswith("25.0%")
+    assert page.locator("#trend svg rect.bar").count() == len(stats.by_day) == 2
+    assert page.locator("#trend svg").is_visible()
+    rows = page.locator("#errors tbody tr")
+    assert rows.count() == len(stats.errors)
+    assert rows.first.locator("td").first.inner_text() == str(stats.errors[0].count)
+    _clean(v)
+
+
+def test_screenshot_for_the_readme(browser: Browser, causal_page: Path, tmp_path: Path) -> None:
+    """Keeps a screenshot of the report; with AFP_SCREENSHOT_DIR set it is copied there."""
+    v = browser.open(causal_page, width=1280)
+    shot = tmp_path / "html-report.png"
+    v.page.screenshot(path=str(shot), full_page=False)
+    v.page.locator('table.sus tbody tr[data-suspect="2"]').click()
+    path_shot = tmp_path / "html-report-suspect.png"
+    v.page.locator("#suspect-2").screenshot(path=str(path_shot))
+    for png in (shot, path_shot):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        dest = os.environ.get("AFP_SCREENSHOT_DIR")
+        if dest:
+            shutil.copy(png, Path(dest) / png.name)
+    _clean(v)
+
+
+def test_attribution_section(browser: Browser, tmp_path: Path) -> None:
+    """``--attribution surrogate`` with the ground-truth fake rerun command: the weights table
+    puts the two planted sources first, and the page stays clean."""
+    out = tmp_path / "attr.html"
+    fake = f"{sys.executable} {ROOT / 'tests' / 'fake_rerun.py'} --truth or:promo-fact,lookup"
+    res = cli(
+        "bisect",
+        str(ROOT / "fixtures" / "bisect" / "mini-a.json"),
+        "--at-step",
+        "llm#6",
+        "--rerun",
+        fake,
+        "--comparator",
+        "contains:APPROVED",
+        "--original-output",
+        "Refund APPROVED",
+        "--attribution",
+        "surrogate",
+        "--masks",
+        "16",
+        "--format",
+        "html",
+        "-o",
+        str(out),
+    )
+    assert res.exit_code == 0, res.stderr
+    v = browser.open(out)
+    section = v.page.locator("#attribution")
+    assert section.is_visible()
+    rows = section.locator("tbody tr")
+    assert {rows.nth(i).locator("td").nth(2).inner_text() for i in range(2)} == {
+        "promo-fact",
+        "lookup",
+    }
+    assert "16 random ablation masks" in section.inner_text()
+    assert "held-out R²" in section.inner_text()
+    _clean(v)
