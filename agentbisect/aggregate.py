@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
 from agentbisect.overview import run_overview
@@ -55,7 +56,8 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         parents=parents,
         strip=run.step_strip(drill),
         flags=run.flags,
-        llm_calls=run.llm_calls,
+        llm_calls=call_rows(run.events)[0],
+        localizable=set(run.commit_log.last_idx),
         show_all=show_all,
         overview_of=lambda: run_overview(run),
     )

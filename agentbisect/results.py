@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from msgspec import Raw
 
 from agentbisect.honesty import HonestyFlag
@@ -19,7 +20,6 @@ from agentbisect.honesty import HonestyFlag
 if TYPE_CHECKING:
     from agentbisect.boundary.calls import LlmCallRow, ToolCallRow
     from agentbisect.boundary.index import Range
-    from agentbisect.boundary.llmcalls import LlmCall
     from agentbisect.boundary.rollup import BoundaryAggregate
     from agentbisect.boundary.strip import Stop
     from agentbisect.boundary.timeline import Timeline
@@ -66,7 +66,8 @@ class AggregateResult:
     parents: dict[str, str]  # group id -> parent group id, to nest the index tree
     strip: list[Stop]
     flags: list[HonestyFlag]
-    llm_calls: list[LlmCall] = field(default_factory=list)
+    llm_calls: list[LlmCallRow] = field(default_factory=list)
+    localizable: set[str] = field(default_factory=set)  # step ids afp bisect --at-step takes
     show_all: bool = False
     # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
     overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
@@ -83,7 +84,10 @@ class AggregateResult:
             "aggregates": self.aggregates,
             "index": self.ranges,
             "strip": self.strip,
-            "llmCalls": self.llm_calls,
+            "llmCalls": [
+                {**msgspec.to_builtins(c), "inCommitLog": c.step in self.localizable}
+                for c in self.llm_calls
+            ],
             "honestyFlags": self.flags,
         }
 

@@ -16,7 +16,6 @@ from msgspec import UNSET
 
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
-from agentbisect.boundary.llmcalls import LlmCall, llm_calls
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
 from agentbisect.boundary.rollup import (
     BoundaryAggregate,
@@ -117,12 +116,6 @@ class Run:
     @cached_property
     def run_row(self) -> BoundaryAggregate:
         return aggregate_run(self.events, self._columns)
-
-    @cached_property
-    def llm_calls(self) -> list[LlmCall]:
-        """The LLM calls in order, with tokens, latency, tools asked for, and whether
-        ``afp bisect --at-step`` can localize each (its step is in the commit log)."""
-        return llm_calls(self.events, self.commit_log.last_idx)
 
     @cached_property
     def commit_count(self) -> int | None:

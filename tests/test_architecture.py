@@ -57,7 +57,6 @@ RENDER_MAY_IMPORT = (
     "agentbisect.boundary.index",  # Range/labels: result types of aggregate
     "agentbisect.boundary.rollup",
     "agentbisect.boundary.strip",
-    "agentbisect.boundary.llmcalls",  # LlmCall rows
     "agentbisect.boundary.timeline",  # Timeline/Mark: result types of the run overview
     "agentbisect.boundary.calls",
 )

@@ -234,7 +234,7 @@ def test_help_says_what_values_are_and_shows_examples(command: str) -> None:
 def test_aggregate_lists_llm_calls() -> None:
     doc = json.loads(cli("aggregate", REACT, "--json").stdout)
     calls = doc["llmCalls"]
-    assert [c["runtimeStageId"] for c in calls] == [
+    assert [c["step"] for c in calls] == [
         "call-llm#18",
         "call-llm#40",
         "call-llm#62",
@@ -242,7 +242,7 @@ def test_aggregate_lists_llm_calls() -> None:
         "call-llm#106",
     ]
     first = calls[0]
-    assert first["model"] == "mock-react-1" and first["tokens"] == {"input": 51, "output": 8}
+    assert first["model"] == "mock-react-1" and (first["tokensIn"], first["tokensOut"]) == (51, 8)
     assert first["latencyMs"] == 215 and first["tools"] == ["lookup_order"]
     assert calls[-1]["tools"] == [] and all(c["inCommitLog"] for c in calls)
     table = cli("aggregate", REACT).stdout

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from agentbisect.boundary.calls import LlmCallRow
 from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
-from agentbisect.boundary.llmcalls import LlmCall
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
@@ -157,13 +157,13 @@ def flags_block(flags: list[Any]) -> None:
 def render_aggregate(result: AggregateResult) -> None:
     """Rollups, the index tree (60 ranges unless --all), the step strip, then the flags."""
     rollup_table(result.run_row, result.aggregates, result.hidden, result.show_all)
-    llm_call_table(result.llm_calls)
+    llm_call_table(result.llm_calls, result.localizable)
     index_tree(result.ranges, result.parents, None if result.show_all else 60)
     strip_table(result.strip)
     flags_block(result.flags)
 
 
-def llm_call_table(calls: list[LlmCall]) -> None:
+def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
     """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes."""
     con = stdout_console()
     if not calls:
@@ -178,21 +178,20 @@ def llm_call_table(calls: list[LlmCall]) -> None:
     table.add_column("latency", justify="right", no_wrap=True)
     table.add_column("tools asked for", overflow="fold")
     for c in calls:
-        step = safe(c.runtimeStageId)
-        if not c.inCommitLog:
+        step = safe(c.step)
+        if c.step not in localizable:
             step.append(" *", style="dim")
-        tokens = c.tokens
         table.add_row(
             str(c.index),
             step,
-            safe(c.model if isinstance(c.model, str) else ""),
-            "" if isinstance(tokens, UnsetType) else f"{tokens.input:,}",
-            "" if isinstance(tokens, UnsetType) else f"{tokens.output:,}",
-            _dur(c.latencyMs) if c.ended else "in flight",
+            safe(c.model),
+            "" if c.tokensIn is None else f"{c.tokensIn:,}",
+            "" if c.tokensOut is None else f"{c.tokensOut:,}",
+            "" if c.latencyMs is None else _dur(c.latencyMs),
             safe(", ".join(c.tools)),
         )
     con.print(table)
-    if any(not c.inCommitLog for c in calls):
+    if any(c.step not in localizable for c in calls):
         con.print(
             safe(
                 "* not in the commit log (inside a composition or no snapshot): afp bisect "
