@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CAPTURE, GENUI, PLANTED, UPSTREAM, cli
+from tests.conftest import CAPTURE, GENUI, MINI, PLANTED, UPSTREAM, cli
 
 REACT = str(UPSTREAM / "react-tools.recording.json")
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -285,3 +285,22 @@ def test_drill_by_group_name() -> None:
     assert several.exit_code == 2 and "pick one: sf-tools#11" in several.stderr
     typo = cli("aggregate", REACT, "--drill", "sf-toolz")
     assert typo.exit_code == 2 and "nearest group ids: sf-tools#" in typo.stderr
+
+
+def test_text_names_the_cli_option_not_the_library_api() -> None:
+    mini = str(MINI / "mini-a.json")
+    ours = cli("bisect", mini, "--at-step", "llm#6", "--format", "text").stdout
+    assert "rerun with --rerun CMD to test causally" in ours and "AblationRunner" not in ours
+    theirs = cli("bisect", mini, "--at-step", "llm#6", "--format", "text", "--upstream").stdout
+    assert "supply an AblationRunner to test causally" in theirs
+
+
+def test_comparator_warning_once_per_run() -> None:
+    replay = Path(__file__).resolve().parent / "rerun_replay.py"
+    cmd = f"{sys.executable} {replay} causal-default-comparator-cost"
+    res = cli(
+        "bisect", str(PLANTED), "--at-step", "call-llm#40", "--rerun", cmd,
+        "--samples", "4", "--flip-threshold", "0.98", "--max-ablations", "3", "--json",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.stderr
+    assert res.stderr.count("rarely flips") == 1
