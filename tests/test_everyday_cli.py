@@ -304,3 +304,29 @@ def test_comparator_warning_once_per_run() -> None:
     )  # fmt: skip
     assert res.exit_code == 0, res.stderr
     assert res.stderr.count("rarely flips") == 1
+
+
+# ------------------------------------------------------------------------- readable bisect screen
+
+
+def test_bisect_screen_starts_with_a_verdict_and_flags_before_paths() -> None:
+    out = cli("bisect", REACT, "--at-llm", "-1").stdout
+    head = " ".join(out.splitlines()[:2])  # the headline may wrap at 80 columns
+    assert head.startswith("CORRELATIONAL · trigger call-llm#106 · top suspect arg 'seed#0'")
+    assert "(a proxy) · 2 honesty flags" in head
+    assert out.index("Honesty") < out.index("Evidence paths")
+    assert "get_refund_policy" in out  # identities keep whole words at 80 columns
+
+
+def test_long_evidence_paths_are_collapsed(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentbisect.bisect import localize
+    from agentbisect.bisect.result import bisect_result
+    from agentbisect.render import get_renderer
+    from agentbisect.run import open_run
+
+    report = localize(open_run(REACT), at_step="call-llm#106")
+    s = report.suspects[0]
+    s.edgePath = s.edgePath * 8  # a long path
+    get_renderer("table").render(bisect_result(report))
+    out = capsys.readouterr().out
+    assert f"… {len(s.edgePath) - 4} more hop(s) …" in out
