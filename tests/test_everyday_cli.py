@@ -330,3 +330,13 @@ def test_long_evidence_paths_are_collapsed(capsys: pytest.CaptureFixture[str]) -
     get_renderer("table").render(bisect_result(report))
     out = capsys.readouterr().out
     assert f"… {len(s.edgePath) - 4} more hop(s) …" in out
+
+
+def test_events_table_is_one_line_per_event() -> None:
+    res = cli("events", REACT, "--table", env={"COLUMNS": "80"})
+    lines = res.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "commit"])
+    rows = lines[at + 1 :]
+    assert len(rows) == 166  # one line per event (a wrapping table took ~4 at 80 columns)
+    assert max(map(len, lines)) <= 80
+    assert rows[0].split()[:4] == ["0", "0", "run.entry", "__root__#0"]

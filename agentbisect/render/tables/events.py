@@ -85,25 +85,46 @@ def summary(ev: DomainEvent, lean: bool) -> str:
 
 
 def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str) -> None:
-    table = Table(title=title, title_justify="left", expand=False, pad_edge=False)
-    table.add_column("#", justify="right", style="dim")
-    table.add_column("commit", justify="right")
-    table.add_column("type")
-    table.add_column("stage")
-    table.add_column("path", style="dim")
-    table.add_column("summary", overflow="fold")
-    for i, ev in rows:
-        pos = getattr(ev, "commitIdxBefore", UNSET)
-        path = getattr(ev, "subflowPath", UNSET)
-        table.add_row(
-            str(i),
-            "" if pos is UNSET else safe(pos),
-            safe(ev.type),
-            safe(getattr(ev, "runtimeStageId", "") or ""),
-            safe("/".join(path[1:]) if isinstance(path, list) else ""),
-            safe(shorten(summary(ev, lean), _WIDTH)),
+    """One line per event (a wrapping table took four lines an event at 80 columns): columns
+    are sized to their content, the path column shows only on wide terminals, and the summary
+    gets what is left, cut with an ellipsis."""
+    con = stdout_console()
+    items = list(rows)
+    stage_of = [str(getattr(ev, "runtimeStageId", "") or "") for _, ev in items]
+    path_of = [
+        "/".join(p[1:]) if isinstance(p := getattr(ev, "subflowPath", UNSET), list) else ""
+        for _, ev in items
+    ]
+    widths = [
+        len(str(items[-1][0])) if items else 1,
+        6,
+        max((len(ev.type) for _, ev in items), default=4),
+        min(max(map(len, stage_of), default=5), 28),
+    ]
+    wide = con.width >= 110
+    if wide:
+        widths.append(min(max(map(len, path_of), default=4), 24))
+    rest = con.width - sum(widths) - 2 * len(widths) - 1
+    summary_w = max(rest, 12)
+    table = Table(title=title, title_justify="left", expand=False, pad_edge=False, box=None)
+    heads = ["#", "commit", "type", "stage", *(["path"] if wide else []), "summary"]
+    for name, w in zip(heads, [*widths, summary_w], strict=True):
+        table.add_column(
+            name,
+            justify="right" if name in ("#", "commit") else "left",
+            style="dim" if name in ("#", "path") else "",
+            no_wrap=True,
+            overflow="ellipsis",
+            width=w,
         )
-    stdout_console().print(table)
+    for (i, ev), stage, path in zip(items, stage_of, path_of, strict=True):
+        pos = getattr(ev, "commitIdxBefore", UNSET)
+        cells = [str(i), "" if pos is UNSET else safe(pos), safe(ev.type), safe(stage)]
+        if wide:
+            cells.append(safe(path))
+        cells.append(safe(shorten(summary(ev, lean), summary_w)))
+        table.add_row(*cells)
+    con.print(table)
 
 
 def step_graph_table(graph: dict[str, Any], lean: bool) -> None:
