@@ -340,3 +340,31 @@ def test_events_table_is_one_line_per_event() -> None:
     assert len(rows) == 166  # one line per event (a wrapping table took ~4 at 80 columns)
     assert max(map(len, lines)) <= 80
     assert rows[0].split()[:4] == ["0", "0", "run.entry", "__root__#0"]
+
+
+def test_record_reprojects_a_run_nested_2000_levels_deep(tmp_path: Path) -> None:
+    """A long real run nests its execution tree > 2,000 levels: re-projection and writing must
+    not hit the recursion limit (file and stdin, full and lean), in a fresh process."""
+    root = Path(__file__).resolve().parent.parent
+    deep = tmp_path / "deep.json"
+    made = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "synth.py"), "--mb", "2", str(deep)],
+        capture_output=True, text=True, check=True, env=ENV,
+    )  # fmt: skip
+    assert json.loads(made.stdout.splitlines()[-1])["treeDepth"] >= 2000
+    for detail, source in (("lean", str(deep)), ("full", "-")):
+        out = tmp_path / f"out-{detail}.json.gz"
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentbisect", "record", source, "-o", str(out), "--detail", detail],
+            input=deep.read_bytes() if source == "-" else None,
+            capture_output=True, env=ENV, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-500:]
+        check = subprocess.run(
+            [sys.executable, "-m", "agentbisect", "aggregate", str(out), "--json"],
+            capture_output=True, env=ENV, timeout=300,
+        )  # fmt: skip
+        assert (
+            check.returncode == 0
+            and json.loads(check.stdout)["source"]["counts"]["commits"] == 2100
+        )
