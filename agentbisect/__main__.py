@@ -1,5 +1,30 @@
-"""`python -m agentbisect` runs the `afp` command."""
+"""The ``afp`` entry point (console script and ``python -m agentbisect``).
 
-from agentbisect.cli import main
+It imports nothing heavy before Ctrl-C, SIGTERM and SIGHUP are handled: a signal that arrives
+while typer, msgspec or a command module is still being imported ends ``afp`` with one line and
+the usual exit code (130, 143, 129), not a traceback.
+"""
 
-main()
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    from agentbisect.signals import Terminated, install
+
+    try:
+        install()
+        from agentbisect.cli import main as cli_main
+
+        cli_main()
+    except KeyboardInterrupt:
+        sys.stderr.write("afp: interrupted\n")
+        sys.exit(130)
+    except Terminated as exc:
+        sys.stderr.write(f"afp: terminated ({exc.name})\n")
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":
+    main()

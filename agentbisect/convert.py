@@ -11,24 +11,25 @@ import os
 
 from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.errors import UsageError
-from agentbisect.files import gzip_bytes, write_atomic
+from agentbisect.files import check_target, gzip_bytes, write_atomic
 from agentbisect.honesty import HonestyFlag, dedupe, flag
 from agentbisect.importers import importer_for
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
-from agentbisect.load import Loaded, load_bytes, read_input
+from agentbisect.inputbytes import read_input
+from agentbisect.load import Loaded, load_bytes
 from agentbisect.record import normalize_cap
 from agentbisect.results import RecordSummary
 
 
 def check_output(input_path: str, output: str, *, force: bool) -> None:
-    """Refuse outputs that are not files, that are the input, or that exist (without force)."""
+    """Refuse outputs that are not regular files, that are the input, or that exist (without
+    force)."""
     if output in ("", "-"):
         raise UsageError("-o needs a file path (the recording is written atomically to a file)")
     if os.path.isdir(output):
         raise UsageError(f"{output} is a directory; -o needs a file path")
     _refuse_same_file(input_path, output)
-    if not force and os.path.lexists(output):
-        raise UsageError(f"{output} exists; pass --force to overwrite it")
+    check_target(output, force=force)  # before any work: a FIFO or a device is never replaced
 
 
 def record_file(

@@ -12,17 +12,15 @@ from typing import Any
 
 import msgspec
 
+from agentbisect import __version__
 from agentbisect.errors import UsageError
 from agentbisect.schema.recording import ENVELOPE_FORMAT
 
 CONSUMER_RUN_ID = "consumer-scope"
 
-try:
-    from importlib.metadata import version as _pkg_version
-
-    AGENTBISECT_VERSION = _pkg_version("agentbisect")
-except Exception:  # pragma: no cover - not installed as a distribution
-    AGENTBISECT_VERSION = "unknown"
+# The package's own constant, not importlib.metadata (which scans every installed distribution:
+# ~15 ms on each afp start); tests/test_startup.py checks the two agree.
+AGENTBISECT_VERSION = __version__
 
 
 def typed_run_ids(events: list[Any]) -> list[str]:

@@ -264,3 +264,16 @@ def js_truthy(value: object) -> bool:
     if isinstance(value, str):
         return value != ""
     return True
+
+
+# Token counts outside [0, 2**53] are not counts (2**53 is the last integer a double, and so the
+# producer's JavaScript, holds exactly): they stay out of every total and are reported as
+# malformed events instead of silently skewing the sums.
+MAX_COUNT = 2**53
+
+
+def countable(value: object) -> bool:
+    """True for a token count that may be summed: a number (not a bool) in [0, 2**53]."""
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+    )

@@ -7,11 +7,8 @@ array, unknown event types) do not fail the load: they become warnings on the re
 
 from __future__ import annotations
 
-import gzip
-import os
 import sys
 import threading
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -21,6 +18,9 @@ from msgspec import UNSET, Raw
 
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
+
+# Bytes in (bounded, gzip streamed, BOM and encodings) are agentbisect.inputbytes' job.
+from agentbisect.inputbytes import read_input
 from agentbisect.schema.events import KNOWN_TYPES, DomainEvent, KnownEvent, OtherEvent
 from agentbisect.schema.recording import (
     CommitBundle,
@@ -34,6 +34,10 @@ from agentbisect.schema.recording import (
 # Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
 # Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
 MAX_DEPTH = 100_000
+# What the main thread may recurse to: msgspec uses ~300 bytes of C stack per level and crashed
+# between 20,000 and 30,000 levels on an 8 MB stack. Recording parts decoded on the main thread
+# (payloads, commit values) may nest this deep; deeper is a RecursionError, never a segfault.
+MAIN_THREAD_DEPTH = 10_000
 _STACK_BYTES = 512 * 1024 * 1024
 
 T = TypeVar("T")
@@ -49,7 +53,11 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         except BaseException as exc:  # handed back to the caller's thread
             box["error"] = exc
 
-    if sys.getrecursionlimit() < MAX_DEPTH:
+    # The raised limit is only safe on the big-stack thread: once that thread is done it comes
+    # down to MAIN_THREAD_DEPTH, or the next decode on the main thread's 8 MB stack could recurse
+    # into a segfault (a 50,000-deep option file did).
+    limit = sys.getrecursionlimit()
+    if limit < MAX_DEPTH:
         sys.setrecursionlimit(MAX_DEPTH)
     old = threading.stack_size()
     try:
@@ -58,8 +66,12 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         worker.start()
     finally:
         threading.stack_size(old)
-    while worker.is_alive():
-        worker.join(0.25)  # short waits keep Ctrl-C responsive
+    try:
+        while worker.is_alive():
+            worker.join(0.25)  # short waits keep Ctrl-C responsive
+    finally:
+        if not worker.is_alive() and sys.getrecursionlimit() == MAX_DEPTH > limit:
+            sys.setrecursionlimit(max(limit, MAIN_THREAD_DEPTH))
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -147,46 +159,6 @@ class Loaded:
 # --------------------------------------------------------------------------- reading bytes
 
 
-def read_input(
-    path: str, what: str = "a JSON recording", *, allow_empty: bool = False
-) -> tuple[str, bytes, bool]:
-    """Return ``(display name, decompressed bytes, was_gzip)``; ``-`` reads stdin.
-
-    Shared by every command that reads a file, so that a missing, unreadable, empty or
-    corrupt-gzip input gets the same one-line error everywhere; ``what`` names what was expected.
-    """
-    name = "<stdin>" if path == "-" else path
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            if os.path.isdir(path):
-                raise InputError(name, f"is a directory, expected {what}")
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except FileNotFoundError:
-        raise InputError(name, "no such file") from None
-    except PermissionError:
-        raise InputError(name, "cannot read the file (permission denied)") from None
-    except IsADirectoryError:
-        raise InputError(name, f"is a directory, expected {what}") from None
-    except OSError as exc:
-        raise InputError(name, f"cannot read the file ({exc.strerror or exc})") from None
-    compressed = data[:2] == GZIP_MAGIC  # by magic bytes, not by extension
-    if compressed:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(name, f"gzip data is corrupt or truncated ({exc})") from None
-    # isspace() scans without copying (strip() would copy a whole large file ending in "\n").
-    if not allow_empty and (not data or data.isspace()):
-        raise InputError(name, f"file is empty, expected {what}")
-    return name, data, compressed
-
-
-GZIP_MAGIC = b"\x1f\x8b"
-
-
 def _decode_error(name: str, exc: msgspec.MsgspecError, base: str = "$") -> InputError:
     msg = str(exc)
     if isinstance(exc, msgspec.ValidationError) and " - at `" in msg:
@@ -233,7 +205,9 @@ def load_bytes(data: bytes, name: str = "<bytes>", *, compressed: bool = False) 
     """Decode in-memory input (already decompressed) of any registered format."""
     from agentbisect.importers import import_bytes
 
-    return import_bytes(name, data, compressed)
+    # Sniffing, converting and decoding all on the deep-stack thread: every importer reads
+    # user-supplied JSON, which may nest as deep as MAX_DEPTH.
+    return run_deep(import_bytes, name, data, compressed)
 
 
 def raw_kind(raw: Raw | bytes) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
@@ -17,12 +17,6 @@ from msgspec import UNSET
 from agentbisect.boundary.graph import StepGraph, build_step_graph
 from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
-from agentbisect.boundary.rollup import (
-    BoundaryAggregate,
-    EventColumns,
-    aggregate_all_boundaries,
-    aggregate_run,
-)
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.commitlog import CommitLog
 from agentbisect.honesty import HonestyFlag, dedupe, flag
@@ -43,6 +37,9 @@ from agentbisect.steps import (
     reads_from_tree,
     recorded_control_deps,
 )
+
+if TYPE_CHECKING:
+    from agentbisect.boundary.rollup import BoundaryAggregate, EventColumns
 
 
 @dataclass
@@ -106,16 +103,41 @@ class Run:
 
     @cached_property
     def _columns(self) -> EventColumns:
-        # One pass over the events serves both the boundary rollups and the run row.
+        # One pass over the events serves both the boundary rollups and the run row. Imported
+        # here: the rollups are numpy's, and bisect and events never ask for them.
+        from agentbisect.boundary.rollup import EventColumns
+
         return EventColumns(self.events)
 
     @cached_property
     def aggregates(self) -> list[BoundaryAggregate]:
+        from agentbisect.boundary.rollup import aggregate_all_boundaries
+
         return aggregate_all_boundaries(self.events, self._columns)
 
     @cached_property
     def run_row(self) -> BoundaryAggregate:
+        from agentbisect.boundary.rollup import aggregate_run
+
         return aggregate_run(self.events, self._columns)
+
+    @cached_property
+    def usage_out_of_range(self) -> int:
+        """llm.end events whose usage holds a count outside [0, 2**53] (left out of totals).
+
+        Counted here rather than read off the rollup columns, so that the flags of a run that
+        never aggregates (bisect, events) do not pull in numpy.
+        """
+        from agentbisect.js import countable
+        from agentbisect.schema.events import LlmEnd
+
+        bad = 0
+        for ev in self.events:
+            if isinstance(ev, LlmEnd) and ev.usage is not UNSET:
+                u = ev.usage
+                if not (countable(u.input) and countable(u.output)):
+                    bad += 1
+        return bad
 
     @cached_property
     def commit_count(self) -> int | None:
@@ -302,14 +324,20 @@ class Run:
                 )
             )
         malformed = self.step_graph.malformed if lo.domain is not None else 0
+        problems = []
         if malformed:
-            out.append(
-                flag(
-                    "malformed-events",
-                    f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
-                    "without usage) and were skipped",
-                )
+            problems.append(
+                f"{malformed} event(s) lacked fields the step graph needs (e.g. llm.end "
+                "without usage) and were skipped"
             )
+        out_of_range = self.usage_out_of_range if lo.domain is not None else 0
+        if out_of_range:
+            problems.append(
+                f"{out_of_range} llm.end event(s) carry a token count that is negative or above "
+                "2**53; those counts are left out of every total"
+            )
+        if problems:
+            out.append(flag("malformed-events", "; ".join(problems)))
         env = lo.envelope_run
         if env is not None:
             dropped = env.droppedEvents

@@ -71,6 +71,7 @@ def test_renderers_read_result_types_only() -> None:
 CLI_MAY_IMPORT = (
     "agentbisect.cli",
     "agentbisect.errors",
+    "agentbisect.signals",  # SIGTERM/SIGHUP unwind like Ctrl-C
     "agentbisect.honesty",
     "agentbisect.render",
     "agentbisect.run",

@@ -332,16 +332,6 @@ def test_long_evidence_paths_are_collapsed(capsys: pytest.CaptureFixture[str]) -
     assert f"… {len(s.edgePath) - 4} more hop(s) …" in out
 
 
-def test_events_table_is_one_line_per_event() -> None:
-    res = cli("events", REACT, "--table", env={"COLUMNS": "80"})
-    lines = res.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "commit"])
-    rows = lines[at + 1 :]
-    assert len(rows) == 166  # one line per event (a wrapping table took ~4 at 80 columns)
-    assert max(map(len, lines)) <= 80
-    assert rows[0].split()[:4] == ["0", "0", "run.entry", "__root__#0"]
-
-
 def test_record_reprojects_a_run_nested_2000_levels_deep(tmp_path: Path) -> None:
     """A long real run nests its execution tree > 2,000 levels: re-projection and writing must
     not hit the recursion limit (file and stdin, full and lean), in a fresh process."""

@@ -11,31 +11,29 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-import msgspec
+from typing import TYPE_CHECKING, Any
 
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
-from agentbisect.bisect.rerun import CommandRunner
 from agentbisect.bisect.result import BisectResult, bisect_result
-from agentbisect.bisect.surrogate import (
-    DEFAULT_KEEP_PROB,
-    DEFAULT_MASKS,
-    SurrogateOptions,
-    SurrogateOutcome,
-    parallel_batch,
-    run_surrogate,
-)
 from agentbisect.errors import InputError, UsageError
 from agentbisect.honesty import FLAGS
+from agentbisect.optionfile import read_json_option, read_text_option
 from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
 from agentbisect.suggest import say_nearest
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.rerun import CommandRunner
+    from agentbisect.bisect.surrogate import SurrogateOptions, SurrogateOutcome
+
+# Copies of agentbisect.bisect.surrogate's defaults (tests/test_startup.py checks they agree):
+# that module is numpy's, and only --attribution surrogate should pay for importing it.
+DEFAULT_MASKS = 64
+DEFAULT_KEEP_PROB = 0.5
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
@@ -73,6 +71,8 @@ class BisectOptions:
     attribution_score: str = "flip"  # or "similarity"
 
     def surrogate(self) -> SurrogateOptions:
+        from agentbisect.bisect.surrogate import SurrogateOptions
+
         return SurrogateOptions(
             masks=self.masks,
             keep_prob=self.keep_prob,
@@ -81,17 +81,6 @@ class BisectOptions:
             # --culprits: the set search always runs; otherwise only when the fit is poor
             culprits=True if self.culprits else None,
         )
-
-
-def read_json_file(path: str, what: str) -> Any:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the {what} file ({exc.strerror or exc})") from None
-    try:
-        return msgspec.json.decode(data)
-    except msgspec.DecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc})") from None
 
 
 def parse_comparator(spec: str) -> Comparator | None:
@@ -118,15 +107,12 @@ def _original_output(value: str | None, run: Run) -> str:
             )
         return run.final_answer
     if value.startswith("@"):
-        try:
-            return Path(value[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--original-output: cannot read {value[1:]} ({exc})") from None
+        return read_text_option(value[1:], "--original-output")
     return value
 
 
 def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    obj = read_json_file(path, "missing-context")
+    obj = read_json_option(path, "--missing-context", 'a JSON object {"available", "sent"}')
     if not isinstance(obj, dict):
         raise InputError(path, 'expected {"available": [{"id", "content"?}], "sent": [{"id"}]}')
     lists: list[list[dict[str, Any]]] = []
@@ -243,9 +229,8 @@ def bisect_run(
             f"recording has {missing}; afp events and afp aggregate can still read it"
         )
     if opts.control_deps is not None:
-        run.control_deps = control_deps_from_json(
-            read_json_file(opts.control_deps, "control-deps"), opts.control_deps
-        )
+        doc = read_json_option(opts.control_deps, "--control-deps", "a JSON object of control deps")
+        run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
     emb = EmbeddingCache(MockEmbedder())
@@ -256,11 +241,17 @@ def bisect_run(
         original = ""
         if opts.rerun is not None:
             original = _original_output(opts.original_output, run)
-            argv = shlex.split(opts.rerun)
+            try:
+                argv = shlex.split(opts.rerun)
+            except ValueError as exc:  # "No closing quotation", "No escaped character"
+                raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
             if not argv:
                 raise UsageError("--rerun: empty command")
             if compare is None:
                 warnings.append(SIMILARITY_WARNING)
+            # Only reruns pay for the process pool and logging machinery.
+            from agentbisect.bisect.rerun import CommandRunner
+
             runner = CommandRunner(
                 argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
             )
@@ -302,6 +293,8 @@ def bisect_run(
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
+            from agentbisect.bisect.surrogate import parallel_batch, run_surrogate
+
             outcome = run_surrogate(
                 report.suspects,
                 rerun_opts,

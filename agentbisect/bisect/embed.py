@@ -1,26 +1,35 @@
 """Embedders (bisect.md §5.1, §5.2, §5.6) and cosine similarity (§5.3).
 
-The mock embedder counts UTF-16 code units modulo ``dims``: integer vectors, so a numpy integer
-dot product is exact and gives the same doubles as upstream's left-to-right loop. Float vectors
+The mock embedder counts UTF-16 code units modulo ``dims``: integer vectors, so integer dot
+products are exact and give the same doubles as upstream's left-to-right loop. Float vectors
 (real embedders) go through an explicit left-to-right loop, as the spec demands.
+
+numpy is imported only where it pays: counting code units when ``dims`` does not divide 256.
+For the default 32 dimensions byte counting is as fast, and `afp bisect` on an ordinary
+recording then starts without numpy's ~60 ms import.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from typing import Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
-__all__ = ["Embedder", "EmbeddingCache", "MockEmbedder", "cosine"]
+# What an embedder returns: the mock's exact integer counts, or a real embedder's floats.
+Vector: TypeAlias = "Sequence[int] | Sequence[float] | npt.NDArray[Any]"
+
+__all__ = ["Embedder", "EmbeddingCache", "MockEmbedder", "Vector", "cosine"]
 
 
 class Embedder(Protocol):
     id: str
     dimensions: int
 
-    def embed(self, text: str) -> np.ndarray: ...
+    def embed(self, text: str) -> Vector: ...
 
 
 class MockEmbedder:
@@ -35,12 +44,22 @@ class MockEmbedder:
         self.dimensions = dimensions
         self.calls = 0
 
-    def embed(self, text: str) -> np.ndarray:
+    def embed(self, text: str) -> Vector:
         self.calls += 1
-        units = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype="<u2")
-        return np.bincount(units % self.dimensions, minlength=self.dimensions).astype(np.int64)
+        data = text.encode("utf-16-le", "surrogatepass")
+        dims = self.dimensions
+        if 256 % dims == 0:
+            # unit % dims == (low byte) % dims when dims divides 256: count bytes, in C
+            keys = _byte_keys(dims)
+            low = data[0::2].translate(keys[0])
+            return [low.count(k) for k in keys[1]]
+        import numpy as np
 
-    def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+        units = np.frombuffer(data, dtype="<u2")
+        counts: list[int] = np.bincount(units % dims, minlength=dims).tolist()
+        return counts
+
+    def embed_batch(self, texts: list[str]) -> list[Vector]:
         return [self.embed(t) for t in texts]
 
 
@@ -51,9 +70,9 @@ class EmbeddingCache:
         self.inner = inner
         self.id = inner.id
         self.dimensions = inner.dimensions
-        self._cache: dict[bytes, np.ndarray] = {}
+        self._cache: dict[bytes, Vector] = {}
 
-    def embed(self, text: str) -> np.ndarray:
+    def embed(self, text: str) -> Vector:
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         got = self._cache.get(key)
         if got is None:
@@ -62,7 +81,22 @@ class EmbeddingCache:
         return got
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
+_KEYS: dict[int, tuple[bytes, list[bytes]]] = {}
+
+
+def _byte_keys(dims: int) -> tuple[bytes, list[bytes]]:
+    """The table mapping a byte to itself modulo ``dims``, and the one-byte keys to count."""
+    got = _KEYS.get(dims)
+    if got is None:
+        got = _KEYS[dims] = (bytes(b % dims for b in range(256)), [bytes([k]) for k in range(dims)])
+    return got
+
+
+def _as_list(v: Vector) -> list[Any]:
+    return v if isinstance(v, list) else list(v.tolist()) if hasattr(v, "tolist") else list(v)
+
+
+def cosine(a: Vector, b: Vector) -> float:
     """``dot / (sqrt(ma) * sqrt(mb))``; 0 for empty or zero vectors; unclamped."""
     if len(a) != len(b):
         raise ValueError("cosine: vectors differ in length (mixed embedders?)")
@@ -71,14 +105,15 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
     dot: float
     ma: float
     mb: float
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+    xs, ys = _as_list(a), _as_list(b)
+    if all(type(x) is int for x in xs) and all(type(y) is int for y in ys):
         # exact integers: the order of summation cannot matter
-        dot = int(np.dot(a, b))
-        ma = int(np.dot(a, a))
-        mb = int(np.dot(b, b))
+        dot = sum(x * y for x, y in zip(xs, ys, strict=True))
+        ma = sum(x * x for x in xs)
+        mb = sum(y * y for y in ys)
     else:
         dot = ma = mb = 0.0
-        for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        for x, y in zip(xs, ys, strict=True):
             dot += x * y
             ma += x * x
             mb += y * y

@@ -13,9 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
-from agentbisect.bisect.embed import Embedder, cosine
+from agentbisect.bisect.embed import Embedder, Vector, cosine
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -119,9 +117,9 @@ def score_influence(
 ) -> list[Scored]:
     """Semantic alignment (embedding cosine) composite; each distinct text is embedded once."""
     _validate(evidence, weights)
-    vecs: dict[str, np.ndarray] = {}
+    vecs: dict[str, Vector] = {}
 
-    def vec(t: str) -> np.ndarray:
+    def vec(t: str) -> Vector:
         v = vecs.get(t)
         if v is None:
             v = vecs[t] = embedder.embed(t)

@@ -20,8 +20,11 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from agentbisect.bisect.causal import RunResult
+from agentbisect.bisect.rerun_io import MAX_RERUN_OUTPUT_ENV, exchange, stdout_cap
 from agentbisect.errors import ExternalCommandFailed
+from agentbisect.inputbytes import describe_size
 from agentbisect.js import js_stringify
+from agentbisect.signals import deferred
 
 __all__ = ["CommandRunner", "parse_answer"]
 
@@ -96,8 +99,10 @@ class CommandRunner:
         self.jobs = max(1, jobs)
         self.on_call = on_call
         self.calls = 0
+        self.stdout_cap = stdout_cap()
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
+        self._stopped = False
 
     # -- process handling
 
@@ -106,7 +111,9 @@ class CommandRunner:
             os.killpg(proc.pid, signal.SIGKILL)
 
     def kill_all(self) -> None:
+        """Kill every live rerun's process group; reruns started after this die at once."""
         with self._lock:
+            self._stopped = True
             procs = list(self._live.values())
         for p in procs:
             self._kill_group(p)
@@ -122,33 +129,43 @@ class CommandRunner:
         msg = dict(payload)
         msg.update(seed=seed, step=self.step, probe=probe)
         data = (js_stringify(msg) + "\n").encode("utf-8", "surrogatepass")
-        try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # its own process group: killpg reaches every child
-            )
-        except (FileNotFoundError, PermissionError, OSError) as exc:
-            raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
-        with self._lock:
-            self._live[proc.pid] = proc
+        # Start and register as one step: a SIGTERM in between would leave a process the
+        # kill-all cannot see, and a kill-all that already ran (abort) must reach it too.
+        with deferred():
+            try:
+                proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,  # its own process group: killpg reaches every child
+                )
+            except (FileNotFoundError, PermissionError, OSError) as exc:
+                raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
+            with self._lock:
+                self._live[proc.pid] = proc
+                stopped = self._stopped
+        if stopped:
+            self._kill_group(proc)
         try:
             try:
-                out, err = proc.communicate(data, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
+                got = exchange(proc, data, timeout=self.timeout, cap=self.stdout_cap)
+            except subprocess.TimeoutExpired as exc:
                 self._kill_group(proc)
-                try:
-                    out, err = proc.communicate(timeout=5)
-                except subprocess.TimeoutExpired:
-                    out, err = b"", b""
-                raise self._fail(
-                    probe, seed, f"timed out after {self.timeout:g} s (process group killed)", err
-                ) from None
+                why = f"timed out after {self.timeout:g} s (process group killed)"
+                raise self._fail(probe, seed, why, exc.stderr or b"") from None
             finally:
                 # Anything the command left running in its group goes too: no orphans.
                 self._kill_group(proc)
+            out, err = got.stdout, got.stderr_tail
+            if got.overflowed:
+                raise self._fail(
+                    probe,
+                    seed,
+                    f"printed more than {describe_size(self.stdout_cap)} on stdout (the cap, "
+                    f"{MAX_RERUN_OUTPUT_ENV}); an answer is never judged on cut text",
+                    err,
+                )
             if proc.returncode != 0:
                 how = (
                     f"killed by signal {-proc.returncode}"
@@ -166,6 +183,9 @@ class CommandRunner:
             if proc.poll() is None:
                 self._kill_group(proc)
                 proc.wait()
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
         with self._lock:
             self.calls += 1
         if self.on_call is not None:

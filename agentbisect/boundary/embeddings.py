@@ -10,13 +10,9 @@ idempotent (a summary is an object, not a vector) and terminates on cyclic Pytho
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Real
 from typing import Any
-
-try:  # numpy is a dependency, but keep the walk usable without it
-    import numpy as _np
-except ImportError:  # pragma: no cover
-    _np = None  # type: ignore[assignment]
 
 EMBEDDING_KEY = "embedding"
 EMBEDDINGS_KEY = "embeddings"
@@ -31,7 +27,9 @@ def is_number(value: object) -> bool:
 
 def is_numeric_vector(value: object) -> bool:
     """A non-empty array whose every element is a number (§3.3 rule 5)."""
-    if _np is not None and isinstance(value, _np.ndarray):
+    # A numpy array can only exist if someone imported numpy: do not import it just to ask.
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray):
         return value.ndim == 1 and value.size > 0 and value.dtype.kind in "iuf"
     if not isinstance(value, list | tuple) or not value:
         return False

@@ -2,16 +2,20 @@
 
 Same semantics as footprintjs's ``CommitRangeIndex``: inclusive ranges, open ranges count as +∞,
 phantoms (end < start) are kept, queries sort outer → inner with insertion order breaking ties.
-Queries are vectorised over numpy arrays rebuilt only after a mutation.
+Queries are vectorised over numpy arrays rebuilt only after a mutation; numpy is imported on the
+first query, so building an index (every command does) does not pay for it.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from msgspec import UNSET, Struct, UnsetType
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Position = int | float
 
@@ -112,12 +116,16 @@ class CommitRangeIndex:
 
     def _vectors(self) -> tuple[np.ndarray, np.ndarray]:
         if self._arrays is None:
+            import numpy as np
+
             starts = np.asarray(self._starts, dtype=np.float64)
             ends = np.asarray([math.inf if e is None else e for e in self._ends], dtype=np.float64)
             self._arrays = (starts, ends)
         return self._arrays
 
     def _select(self, mask: np.ndarray) -> list[Range]:
+        import numpy as np
+
         starts, ends = self._vectors()
         hits = np.flatnonzero(mask)
         if hits.size == 0:
@@ -153,8 +161,17 @@ class CommitRangeIndex:
         return [self._range(i) for i in range(len(self._starts))]
 
     def all(self) -> list[Range]:
-        """All ranges outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``."""
-        return self.overlapping(0, MAX_SAFE_INTEGER)
+        """All ranges outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``.
+
+        Sorted in Python rather than through numpy: it is asked once per command (every run's
+        flags need it), and an ordinary `afp bisect` then never imports numpy. ``sort`` is
+        stable, so insertion order breaks ties exactly as the stable ``lexsort`` does.
+        """
+        ends = [math.inf if e is None else e for e in self._ends]
+        starts = self._starts
+        hits = [i for i, s in enumerate(starts) if s <= MAX_SAFE_INTEGER and ends[i] >= 0]
+        hits.sort(key=lambda i: (starts[i], -ends[i]))
+        return [self._range(i) for i in hits]
 
 
 MAX_SAFE_INTEGER = 2**53 - 1

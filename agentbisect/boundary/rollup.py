@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
+from agentbisect.js import countable
 from agentbisect.schema.events import (
     DomainEvent,
     LlmEnd,
@@ -77,9 +78,16 @@ class EventColumns:
                 # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
                 if ev.usage is not UNSET:
                     u = ev.usage
-                    tok_in[i] = u.input
-                    tok_out[i] = u.output
-                    ints = ints and isinstance(u.input, int) and isinstance(u.output, int)
+                    ok_in, ok_out = countable(u.input), countable(u.output)
+                    if ok_in:
+                        tok_in[i] = u.input
+                    if ok_out:
+                        tok_out[i] = u.output
+                    ints = (
+                        ints
+                        and (not ok_in or isinstance(u.input, int))
+                        and (not ok_out or isinstance(u.output, int))
+                    )
             elif isinstance(ev, LoopIteration):
                 kind[i] = _K_LOOP
             else:

@@ -16,7 +16,7 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run ``afp`` (the console script enters through ``agentbisect.__main__``)."""
     try:
         app(prog_name="afp")
     except KeyboardInterrupt:  # raised outside a command (while parsing options)

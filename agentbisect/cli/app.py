@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import sys
 from collections.abc import Callable
@@ -15,9 +16,11 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
+from agentbisect.cli import fastparams
 from agentbisect.errors import AgentbisectError
 from agentbisect.render.console import flush_stdout, silence_stdout
 from agentbisect.render.safetext import clean
+from agentbisect.signals import Terminated, raising_on_termination
 
 
 class AfpGroup(TyperGroup):
@@ -36,7 +39,13 @@ class AfpGroup(TyperGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
-            rv = super().main(args, prog_name, complete_var, False, **extra)
+            # SIGTERM/SIGHUP unwind like Ctrl-C: every `finally` runs (rerun groups killed, temp
+            # files removed) before the exit code says which signal it was.
+            with raising_on_termination():
+                rv = super().main(args, prog_name, complete_var, False, **extra)
+        except Terminated as exc:
+            _say(f"terminated ({exc.name})")
+            sys.exit(exc.exit_code)
         except click_errors.NoArgsIsHelpError as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -72,6 +81,8 @@ class AfpGroup(TyperGroup):
                 head = [*rest, head[at], *verbose, *head[at + 1 :]]
         return head + tail
 
+
+fastparams.install()
 
 app = typer.Typer(
     cls=AfpGroup,
@@ -121,6 +132,11 @@ def _root(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Errors writing to stdout that are the destination's fault, not afp's.
+_OUTPUT_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EBADF}
+)
+
 
 def _say(message: str) -> None:
     # Messages can quote recorded text (step ids, file content): scrub before the terminal sees it.
@@ -158,7 +174,22 @@ def guarded(fn: F) -> F:
         except Exception as exc:  # a bug: still no traceback unless asked for
             if state.debug:
                 raise
-            _say(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
+            if isinstance(exc, RecursionError):
+                # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
+                name = kwargs.get("file") or kwargs.get("input_path") or "the input"
+                _say(
+                    f"{'<stdin>' if name == '-' else name}: nests too deeply to be analysed "
+                    f"(a value decoded after loading is over {sys.getrecursionlimit():,} levels)"
+                )
+            elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:
+                # Every file afp writes reports its own errors: what is left is stdout, full or
+                # failing (`>/dev/full`). Point it at /dev/null so the exit flush cannot fail again.
+                silence_stdout()
+                _say(f"cannot write the output to stdout ({exc.strerror or exc})")
+            else:
+                _say(
+                    f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)"
+                )
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

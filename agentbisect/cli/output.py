@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import stat
 import sys
 from collections.abc import Sequence
 
@@ -28,19 +27,19 @@ def check_output(output: str | None, force: bool, inputs: Sequence[str]) -> None
     """Refuse a bad ``-o`` before any work is done (reruns can take minutes)."""
     if output is None:
         return
-    try:
-        st = os.lstat(output)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise UsageError(f"-o {output}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"-o {output}: not a regular file; -o replaces only regular files")
+    from agentbisect.files import check_target
+
     for path in inputs:
-        if path != "-" and os.path.exists(path) and os.path.samefile(path, output):
+        if path != "-" and _same_file(path, output):
             raise UsageError(f"-o {output}: refusing to overwrite the input {path}")
-    if not force:
-        raise UsageError(f"{output} exists; pass --force to overwrite it")
+    check_target(output, force=force)  # the rules every file afp writes follows
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing (or a dangling link): they cannot be the same file
+        return False
 
 
 def emit(name: str, result: object, output: str | None, force: bool) -> None:

@@ -110,6 +110,20 @@ class Columns:
         return self.ts_us // DAY_US
 
 
+# createdAt, normalised to UTC, must stay inside the years 0001–9999 (what a timestamp can be
+# written as, and what day numbers and `lastAt` are computed for).
+_MIN_SECONDS = -62135596800.0  # 0001-01-01T00:00:00Z
+_MAX_SECONDS = 253402300800.0  # 10000-01-01T00:00:00Z (exclusive)
+
+
+class RowOutOfRange(ValueError):
+    """A decoded row holds a value the statistics cannot use; ``index`` counts rows from 0."""
+
+    def __init__(self, index: int, field: str, problem: str) -> None:
+        super().__init__(f"row {index + 1}: {field}: {problem}")
+        self.index, self.field, self.problem = index, field, problem
+
+
 class ColumnsBuilder:
     """Accumulates the columns of successive chunks of rows; ``build`` joins them.
 
@@ -162,6 +176,14 @@ class ColumnsBuilder:
         # datetime.timestamp() is exact to well under a microsecond for any date this century
         # (float64 spacing at 2e9 s is 2.4e-7 s), so rounding recovers the recorded microseconds.
         seconds = np.fromiter(map(datetime.timestamp, created), np.float64, n)
+        outside = np.flatnonzero((seconds < _MIN_SECONDS) | (seconds >= _MAX_SECONDS))
+        if outside.size:
+            i = int(outside[0])
+            raise RowOutOfRange(
+                len(self._ids) - n + i,
+                "createdAt",
+                f"{created[i].isoformat()} is outside the years 0001–9999 once normalised to UTC",
+            )
         self._parts.append(
             (
                 np.fromiter(map(hash, ids), np.int64, n),
@@ -286,6 +308,7 @@ __all__ = [
     "RETRIED",
     "Columns",
     "ColumnsBuilder",
+    "RowOutOfRange",
     "day_number",
     "day_string",
     "dedupe_last_wins",

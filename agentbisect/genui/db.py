@@ -8,8 +8,10 @@ row — the same validation the file path gets.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import stat
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
@@ -17,7 +19,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import msgspec
 
 from agentbisect.errors import InputError, UsageError
-from agentbisect.genui.columns import Columns, ColumnsBuilder
+from agentbisect.genui.columns import Columns, ColumnsBuilder, RowOutOfRange
 from agentbisect.genui.load import field_and_problem
 from agentbisect.schema.genui import REQUIRED_ROW_FIELDS, ROW_FIELDS, GenuiCallRowTuple
 
@@ -134,6 +136,13 @@ def _sqlite_chunks(
     inner, label = _sources(table, query)
     source = f"{url} ({label})"
     try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # missing or unreadable: sqlite's own message says which
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise InputError(url, f"cannot open database: {path} is {what}, not an SQLite file")
+    try:
         # Read-only: a forensics tool must never create or change the database it reads.
         con = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -226,8 +235,13 @@ def read_db(
 def read_db_columns(url: str, table: str | None = None, query: str | None = None) -> Columns:
     """The columns of the rows at ``url``, read chunk by chunk (each chunk dropped when read)."""
     builder = ColumnsBuilder()
-    for chunk in read_db_chunks(url, table, query):
-        builder.add(chunk)
+    try:
+        for chunk in read_db_chunks(url, table, query):
+            builder.add(chunk)
+    except RowOutOfRange as exc:
+        raise InputError(
+            f"{redact(url)} row {exc.index + 1}", f"{exc.field}: {exc.problem}"
+        ) from None
     return builder.build()
 
 

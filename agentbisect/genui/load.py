@@ -14,9 +14,9 @@ import re
 
 import msgspec
 
-from agentbisect.errors import InputError
-from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder
-from agentbisect.load import GZIP_MAGIC, read_input
+from agentbisect.errors import InputError, UsageError
+from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder, RowOutOfRange
+from agentbisect.inputbytes import GZIP_MAGIC, check_start, input_cap, read_input
 from agentbisect.schema.genui import GenuiCallRow
 
 _ROW = msgspec.json.Decoder(GenuiCallRow)
@@ -55,12 +55,14 @@ def _mapped(path: str) -> mmap.mmap | None:
     try:
         with open(path, "rb") as f:
             st = os.fstat(f.fileno())
-            if not os.path.isfile(path) or st.st_size < MAP_BYTES:
+            if not os.path.isfile(path) or not MAP_BYTES <= st.st_size <= input_cap():
                 return None
-            if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+            head = f.read(1 << 16)
+            if head[: len(GZIP_MAGIC)] == GZIP_MAGIC:
                 return None
+            check_start(path, head, WHAT)
             return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    except (OSError, ValueError, UsageError):
         return None  # read_bytes reports the problem, in its words
 
 
@@ -94,6 +96,27 @@ def field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
     return field, problem[:1].lower() + problem[1:]
 
 
+_TOO_DEEP = "the row nests too deeply (a row is one flat JSON object)"
+
+
+def _line_of_row(data: bytes | mmap.mmap, shape: str, k: int) -> int:
+    """The line on which row ``k`` (0-based) starts (only called once something failed)."""
+    data = bytes(data)
+    if shape == "lines":
+        seen = -1
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            if _NON_BLANK.search(line):
+                seen += 1
+                if seen == k:
+                    return number
+        return 1
+    pos = 0
+    for raw in _RAW_ARRAY.decode(data)[: k + 1]:
+        pos = data.find(bytes(raw), pos)
+        start, pos = pos, pos + len(raw)
+    return _line_of(data, start)
+
+
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -110,6 +133,8 @@ def _locate_in_lines(name: str, data: bytes) -> InputError:
             continue
         try:
             _ROW.decode(line)
+        except RecursionError:
+            return InputError(f"{name}:{number}", _TOO_DEEP)
         except msgspec.ValidationError as exc:
             field, problem = field_and_problem(exc)
             return InputError(f"{name}:{number}", f"{field}: {problem}")
@@ -189,12 +214,37 @@ def _refuse_recording(name: str, data: bytes | mmap.mmap, start: int) -> None:
 def _decode_array(name: str, data: bytes) -> list[GenuiCallRow]:
     try:
         return _ARRAY.decode(data)
+    except RecursionError:
+        raise _deep_in_array(name, data) from None
     except msgspec.ValidationError as exc:
-        raise _locate_in_array(name, data, exc) from None
+        try:
+            located = _locate_in_array(name, data, exc)
+        except RecursionError:  # finding the row means decoding it again
+            located = _deep_in_array(name, data)
+        raise located from None
     except msgspec.DecodeError as exc:
         match = re.search(r"\(byte (\d+)\)", str(exc))
         line = _line_of(data, int(match.group(1))) if match else 1
         raise _decode_error(name, line, exc) from None
+
+
+def _deep_in_array(name: str, data: bytes) -> InputError:
+    """The line of the first element of an array too deeply nested to decode."""
+    try:
+        elements = _RAW_ARRAY.decode(data)
+    except RecursionError:
+        return InputError(name, _TOO_DEEP)
+    pos = 0
+    for raw in elements:
+        pos = data.find(bytes(raw), pos)
+        try:
+            _ROW.decode(raw)
+        except RecursionError:
+            return InputError(f"{name}:{_line_of(data, pos)}", _TOO_DEEP)
+        except msgspec.MsgspecError:
+            pass
+        pos += len(raw)
+    return InputError(name, _TOO_DEEP)
 
 
 def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
@@ -207,7 +257,7 @@ def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
         return _decode_array(name, data)
     try:
         return _ROW.decode_lines(data)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
         raise _locate_in_lines(name, data) from None
 
 
@@ -217,6 +267,14 @@ def decode_columns(name: str, data: bytes | mmap.mmap) -> Columns:
     ``data`` may be a ``mmap`` of the file (see ``_mapped``).
     """
     data, shape = _shape(name, data)
+    try:
+        return _columns(name, data, shape)
+    except RowOutOfRange as exc:
+        line = _line_of_row(data, shape or "lines", exc.index)
+        raise InputError(f"{name}:{line}", f"{exc.field}: {exc.problem}") from None
+
+
+def _columns(name: str, data: bytes | mmap.mmap, shape: str | None) -> Columns:
     builder = ColumnsBuilder()
     if shape == "array":
         rows = _decode_array(name, bytes(data))
@@ -230,7 +288,7 @@ def decode_columns(name: str, data: bytes | mmap.mmap) -> Columns:
                 end = size if end < 0 else end + 1
                 builder.add(_ROW.decode_lines(view[start:end]))
                 start = end
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             # Earlier chunks decoded, so the first bad line of the file is in this chunk.
             raise _locate_in_lines(name, bytes(data)) from None
     return builder.build()

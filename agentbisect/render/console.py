@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import TYPE_CHECKING
 
 import msgspec
 
+from agentbisect.render.safetext import escape_json_for_terminal, scrub
+
 if TYPE_CHECKING:
     from rich.console import Console
 
 _ENCODER = msgspec.json.Encoder()
+
+
+def _stdout_open() -> None:
+    # `afp … >&-` starts Python with no stdout at all; say so, as a write error would.
+    if sys.stdout is None:
+        raise OSError(errno.EBADF, "stdout is closed")
 
 
 def stdout_console() -> Console:
@@ -22,6 +31,8 @@ def stdout_console() -> Console:
     CLI turns into a quiet exit 0.
     """
     from rich.console import Console  # only table output pays for rich
+
+    _stdout_open()
 
     class _PipeConsole(Console):
         def on_broken_pipe(self) -> None:
@@ -57,7 +68,21 @@ def _binary_stdout():
 
 
 def write_bytes(data: bytes) -> None:
-    """Write raw bytes to stdout (JSON output), through the text layer when there is no buffer."""
+    """Write JSON (UTF-8 bytes) to stdout: byte for byte in a pipe or a file; on a terminal, with
+    C1, DEL and bidi controls inside strings written as ``\\uXXXX`` escapes (the same value)."""
+    if stdout_is_terminal():
+        data = escape_json_for_terminal(data)
+    _write(data)
+
+
+def write_text(text: str) -> None:
+    """Write human-facing plain text (the upstream text report) to stdout, scrubbed."""
+    _write(scrub(text, keep_newlines=True).encode("utf-8", "surrogatepass"))
+
+
+def _write(data: bytes) -> None:
+    """Raw bytes to stdout, through the text layer when there is no buffer."""
+    _stdout_open()
     buf = _binary_stdout()
     if buf is not None:
         sys.stdout.flush()
@@ -78,7 +103,8 @@ def flush_stdout() -> None:
     buf = _binary_stdout()
     if buf is not None:
         buf.flush()
-    sys.stdout.flush()
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 def silence_stdout() -> None:

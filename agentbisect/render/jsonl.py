@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from agentbisect.render import Unsupported
-from agentbisect.render.console import write_bytes
+from agentbisect.render.console import stdout_is_terminal, write_bytes
 from agentbisect.render.flags import stderr_flags
 from agentbisect.render.table import notes
 from agentbisect.results import EventsResult, StepGraphResult
@@ -22,7 +22,7 @@ def render(result: object) -> None:
     # Upstream field names, order and unknown fields pass through byte for byte; the Raw buffers
     # stream straight out (no per-event bytes objects, no joined copy).
     buf = getattr(sys.stdout, "buffer", None)
-    if buf is None:
+    if buf is None or stdout_is_terminal():  # on a terminal write_bytes escapes C1/bidi controls
         write_bytes(b"".join(bytes(r) + b"\n" for r in result.raws))
     else:
         sys.stdout.flush()

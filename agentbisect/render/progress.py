@@ -7,10 +7,7 @@ import threading
 from collections.abc import Callable, Iterator
 
 from agentbisect.render.console import stderr_console, stderr_is_terminal
-
-
-def _short(probe: str) -> str:
-    return probe if len(probe) <= 40 else probe[:39] + "…"
+from agentbisect.render.safetext import shorten
 
 
 @contextlib.contextmanager
@@ -27,10 +24,12 @@ def rerun_progress(
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
+    # The description quotes recorded step ids: never parse it as markup.
+    described = TextColumn("{task.description}", markup=False)
     columns = (
-        [SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} rerun(s)")]
+        [SpinnerColumn(), described, TextColumn("{task.completed} rerun(s)")]
         if total is None
-        else [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn()]
+        else [SpinnerColumn(), described, BarColumn(), MofNCompleteColumn()]
     )
     progress = Progress(*columns, console=stderr_console(), transient=True)
     task = progress.add_task("reruns", total=total)
@@ -42,7 +41,7 @@ def rerun_progress(
         nonlocal done
         with lock:
             done += 1
-            progress.update(task, advance=1, description=f"probe {_short(probe)} seed {seed}")
+            progress.update(task, advance=1, description=f"probe {shorten(probe, 40)} seed {seed}")
             if total is not None and done == total:
                 progress.update(task, total=None)  # anything after this was not in the plan
 

@@ -26,7 +26,7 @@ def render(result: object) -> None:
     if isinstance(result, EventsResult):
         from agentbisect.render.tables.events import events_table
 
-        events_table(zip(result.indices, result.events, strict=True), result.lean, result.title)
+        events_table(result)
         stderr_flags(result.flags)
         notes(result.notes)
     elif isinstance(result, StepGraphResult):

@@ -12,7 +12,7 @@ from agentbisect.bisect.report import AblationRunStats, Attribution, EdgePathSte
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number, to_fixed
 from agentbisect.render import Unsupported
-from agentbisect.render.console import write_bytes
+from agentbisect.render.console import write_text
 from agentbisect.render.safetext import clean
 
 __all__ = [
@@ -107,7 +107,7 @@ def _baseline(name: str, b: AblationRunStats) -> str:
 def render(result: object) -> None:
     if not isinstance(result, BisectResult):
         raise Unsupported(f"no text rendering for {type(result).__name__}")
-    write_bytes((format_report(result) + "\n").encode("utf-8", "surrogatepass"))
+    write_text(format_report(result) + "\n")  # scrubbed: recorded names are untrusted
 
 
 def format_report(result: BisectResult) -> str:

@@ -16,9 +16,13 @@ import msgspec
 # Constraints are part of decoding so a bad row fails with msgspec's JSON path, which the loader
 # turns into `FILE:LINE: field: problem`. `le=max float` rejects inf (a database REAL can hold it;
 # JSON cannot), and NaN fails every comparison, so neither can reach the sums.
-NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
-PositiveInt = Annotated[int, msgspec.Meta(ge=1)]
+# Counts and costs stop at 2**53, the last integer a double (so upstream's JavaScript) holds
+# exactly: beyond it they are not counts, and sums of them could overflow int64 or a double.
+MAX_SAFE = 2**53
+NonNegInt = Annotated[int, msgspec.Meta(ge=0, le=MAX_SAFE)]
+PositiveInt = Annotated[int, msgspec.Meta(ge=1, le=MAX_SAFE)]
 NonNegFloat = Annotated[float, msgspec.Meta(ge=0, le=sys.float_info.max)]
+Usd = Annotated[float, msgspec.Meta(ge=0, le=MAX_SAFE)]
 # Spec §1: `createdAt` must carry `Z` or an offset; a naive timestamp is an input error.
 AwareDatetime = Annotated[datetime, msgspec.Meta(tz=True)]
 
@@ -54,7 +58,7 @@ class RecordGenuiCallInput(msgspec.Struct, kw_only=True, rename="camel", gc=Fals
     error_message: str | None = None
     input_tokens: NonNegInt
     output_tokens: NonNegInt
-    cost_usd: NonNegFloat | None = None
+    cost_usd: Usd | None = None
     cost_source: str | None = None
     first_frame_ms: NonNegFloat | None = None
     complete_frame_ms: NonNegFloat | None = None

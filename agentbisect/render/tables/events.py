@@ -1,12 +1,10 @@
-"""The domain-event stream and the step graph as terminal tables."""
+"""The domain-event stream (one line per event) and the step graph as terminal views."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, Raw
-from rich.table import Table
 
 from agentbisect.render.console import stdout_console
 from agentbisect.render.safetext import safe, shorten
@@ -28,6 +26,9 @@ from agentbisect.schema.events import (
     ToolEnd,
     ToolStart,
 )
+
+if TYPE_CHECKING:
+    from agentbisect.results import EventsResult
 
 _WIDTH = 70
 
@@ -84,50 +85,29 @@ def summary(ev: DomainEvent, lean: bool) -> str:
     return ""
 
 
-def events_table(rows: Iterable[tuple[int, DomainEvent]], lean: bool, title: str) -> None:
-    """One line per event (a wrapping table took four lines an event at 80 columns): columns
-    are sized to their content, the path column shows only on wide terminals, and the summary
-    gets what is left, cut with an ellipsis."""
-    con = stdout_console()
-    items = list(rows)
-    stage_of = [str(getattr(ev, "runtimeStageId", "") or "") for _, ev in items]
-    path_of = [
-        "/".join(p[1:]) if isinstance(p := getattr(ev, "subflowPath", UNSET), list) else ""
-        for _, ev in items
-    ]
-    widths = [
-        len(str(items[-1][0])) if items else 1,
-        6,
-        max((len(ev.type) for _, ev in items), default=4),
-        min(max(map(len, stage_of), default=5), 28),
-    ]
-    wide = con.width >= 110
-    if wide:
-        widths.append(min(max(map(len, path_of), default=4), 24))
-    rest = con.width - sum(widths) - 2 * len(widths) - 1
-    summary_w = max(rest, 12)
-    table = Table(title=title, title_justify="left", expand=False, pad_edge=False, box=None)
-    heads = ["#", "commit", "type", "stage", *(["path"] if wide else []), "summary"]
-    for name, w in zip(heads, [*widths, summary_w], strict=True):
-        table.add_column(
-            name,
-            justify="right" if name in ("#", "commit") else "left",
-            style="dim" if name in ("#", "path") else "",
-            no_wrap=True,
-            overflow="ellipsis",
-            width=w,
-        )
-    for (i, ev), stage, path in zip(items, stage_of, path_of, strict=True):
-        pos = getattr(ev, "commitIdxBefore", UNSET)
-        cells = [str(i), "" if pos is UNSET else safe(pos), safe(ev.type), safe(stage)]
-        if wide:
-            cells.append(safe(path))
-        cells.append(safe(shorten(summary(ev, lean), summary_w)))
-        table.add_row(*cells)
-    con.print(table)
+def events_table(result: EventsResult) -> None:
+    """One line per event, columns fitted to the terminal, written (and paged) as made."""
+    from agentbisect.render.pager import paged, terminal_size
+    from agentbisect.render.tables.event_lines import (
+        choose_columns,
+        header_lines,
+        write_event_lines,
+    )
+
+    width = terminal_size()[0]
+    cols = choose_columns(width, result.total, result.events)
+    lean = result.lean
+    with paged(len(result.events) + 2) as (out, colour):
+        for line in header_lines(result.title, cols, width, colour):
+            out.write(line + "\n")
+        rows = zip(result.indices, result.events, strict=True)
+        write_event_lines(out, rows, cols, lambda ev: summary(ev, lean), colour)
+        out.flush()
 
 
 def step_graph_table(graph: dict[str, Any], lean: bool) -> None:
+    from rich.table import Table
+
     table = Table(title="Step graph", title_justify="left", pad_edge=False)
     table.add_column("iter", justify="right")
     table.add_column("kind")
