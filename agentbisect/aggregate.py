@@ -20,6 +20,9 @@ def resolve_group(run: Run, name: str) -> str:
     """A group id from ``--drill``: exact, or a name without ``#N`` when only one group has it;
     otherwise a usage error with the candidates or the nearest ids."""
     ids = [g.runtimeGroupId for g in run.groups]
+    if not ids:
+        why = " (no commit axis)" if run.index_build.legacy else ""
+        raise UsageError(f"--drill {name}: the recording has no boundary groups{why}")
     if name in ids:
         return name
     same = [i for i in ids if i.rsplit("#", 1)[0] == name]

@@ -358,3 +358,19 @@ def test_record_reprojects_a_run_nested_2000_levels_deep(tmp_path: Path) -> None
             check.returncode == 0
             and json.loads(check.stdout)["source"]["counts"]["commits"] == 2100
         )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["events", "--at", "3", "--json"],
+        ["bisect", "--at-step", "nosuch"],
+        ["aggregate", "--drill", "x"],
+    ],
+)
+def test_errors_on_a_flagged_recording_stay_one_line(args: list[str]) -> None:
+    """The legacy recording raises commit-axis-absent; an error must not come after a block of
+    honesty warnings (issue 10: at most three lines)."""
+    legacy = str(UPSTREAM / "react-tools-legacy.recording.json")
+    res = cli(args[0], legacy, *args[1:])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
