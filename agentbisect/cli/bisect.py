@@ -235,9 +235,14 @@ def bisect(
     check_options(opts)
     check_output(output, force, [file])
     run = load_run(file, verbose)
-    # the surrogate's reruns are known in advance: its baseline and one per mask
-    total = samples + masks if attribution is not None else None
-    with rerun_progress(enabled=rerun is not None, total=total) as on_call:
+    # The surrogate's reruns are known in advance (its baseline and one per mask); leave-one-out
+    # runs a baseline and at most --max-ablations probes, each --samples reruns.
+    total, at_most = None, False
+    if attribution is not None:
+        total = samples + masks
+    elif not culprits and missing_context is None:
+        total, at_most = samples * (1 + max_ablations), True
+    with rerun_progress(enabled=rerun is not None, total=total, at_most=at_most) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
     emit(name, result, output, force)
     if fail_on:
