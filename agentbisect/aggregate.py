@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
 from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
 from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
-from agentbisect.schema.events import SubflowEntry
+from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
 from agentbisect.suggest import say_nearest
 
 
@@ -50,6 +55,7 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
     parents = {
         g.runtimeGroupId: g.parentGroupId for g in run.groups if isinstance(g.parentGroupId, str)
     }
+    meta = run.import_summary
     return AggregateResult(
         source=run.source(),
         run_row=run.run_row,
@@ -62,5 +68,40 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         llm_calls=call_rows(run.events)[0],
         localizable=set(run.commit_log.last_idx),
         show_all=show_all,
+        calls=per_call(run) if meta is not None else None,
+        traces=[msgspec.to_builtins(t) for t in meta.traces] if meta is not None else None,
         overview_of=lambda: run_overview(run),
     )
+
+
+def per_call(run: Run) -> list[dict[str, Any]]:
+    """One row per LLM call and tool call in stream order: the step id (what ``--at-step`` takes),
+    which LLM call it is (``--at-llm``), model or tool, tokens, and whether it failed."""
+    rows: list[dict[str, Any]] = []
+    open_rows: dict[str, dict[str, Any]] = {}
+    llm_n = 0
+    for e in run.events:
+        rid = e.runtimeStageId if isinstance(e.runtimeStageId, str) else ""
+        if isinstance(e, LlmStart):
+            row: dict[str, Any] = {"step": rid, "type": "llm", "llmIndex": llm_n}
+            if isinstance(e.model, str):
+                row["model"] = e.model
+            llm_n += 1
+            rows.append(row)
+            open_rows[rid] = row
+        elif isinstance(e, LlmEnd):
+            row = open_rows.pop(rid, {})
+            usage = e.usage
+            if usage is not UNSET and isinstance(usage, Usage):
+                row["tokens"] = {"input": usage.input, "output": usage.output}
+            if e.stopReason == "error":
+                row["failed"] = True
+        elif isinstance(e, ToolStart):
+            row = {"step": rid, "type": "tool", "toolName": e.toolName}
+            rows.append(row)
+            open_rows[rid] = row
+        elif isinstance(e, ToolEnd):
+            row = open_rows.pop(rid, {})
+            if e.error is not UNSET and e.error not in (False, None):
+                row["failed"] = True
+    return rows

@@ -13,8 +13,8 @@ from agentbisect.boundary.rebuild import rebuild_index
 from agentbisect.errors import UsageError
 from agentbisect.files import check_target, gzip_bytes, write_atomic
 from agentbisect.honesty import HonestyFlag, dedupe, flag
-from agentbisect.importers import importer_for
-from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.importers import convert_with, importer_for
+from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
 from agentbisect.inputbytes import read_input
 from agentbisect.load import Loaded, load_bytes
 from agentbisect.record import normalize_cap
@@ -41,6 +41,7 @@ def record_file(
     max_events: object = DEFAULT_MAX_EVENTS,
     gzip: bool | None = None,
     force: bool = False,
+    options: ImportOptions | None = None,
 ) -> RecordSummary:
     """Convert ``input_path`` (or ``-``) into a canonical recording at ``output``.
 
@@ -55,8 +56,14 @@ def record_file(
     name, data, compressed = read_input(input_path)
     size_in = _size_on_disk(input_path, data)
     imp = importer_for(data) or recording
-    conv = imp.convert(
-        name, data, detail=detail, keep_embeddings=keep_embeddings, max_events=max_events
+    conv = convert_with(
+        imp,
+        name,
+        data,
+        options,
+        detail=detail,
+        keep_embeddings=keep_embeddings,
+        max_events=max_events,
     )
     loaded_in = load_bytes(data, name) if imp is recording else None
     out_bytes = conv.data

@@ -30,7 +30,7 @@ class HonestyFlag(msgspec.Struct):
 class FlagInfo:
     name: str
     meaning: str
-    source: str  # who raises it: upstream | loader | run | record | bisect
+    source: str  # who raises it: upstream | loader | run | record | bisect | importer
 
 
 _ALL = (
@@ -92,6 +92,40 @@ _ALL = (
     FlagInfo(
         "drops-unproven", "only this cut's drops are counted; the index is not proven", "record"
     ),
+    # --- raised by the trace and transcript importers (what the source could not provide)
+    FlagInfo(
+        "synthesized-commit-axis",
+        "the commit axis is span start order, made by the importer",
+        "importer",
+    ),
+    FlagInfo(
+        "content-not-captured",
+        "LLM calls carry no message content: bisect ranks by structure",
+        "importer",
+    ),
+    FlagInfo(
+        "matched-by-content",
+        "sources linked to their producer by identical content, not id",
+        "importer",
+    ),
+    FlagInfo(
+        "matched-by-structure", "sources linked to their producer by position only", "importer"
+    ),
+    FlagInfo(
+        "malformed-attribute",
+        "span attributes of the wrong type or unparsable JSON, dropped",
+        "importer",
+    ),
+    FlagInfo(
+        "duplicate-span-ids", "spans repeating an earlier span id; the first was kept", "importer"
+    ),
+    FlagInfo("orphan-spans", "spans whose parent is not in the trace, kept at the top", "importer"),
+    FlagInfo("parent-cycle", "parent links formed a cycle; cut at one span", "importer"),
+    FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),
+    FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),
+    FlagInfo("unjoined-log-records", "log records naming no span of the trace, unused", "importer"),
+    FlagInfo("import-unreadable", "the recording's import key is unreadable; ignored", "loader"),
+    FlagInfo("no-token-usage", "the source has no token counts: token totals are 0", "importer"),
 )
 
 FLAGS: dict[str, FlagInfo] = {f.name: f for f in _ALL}

@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -30,6 +30,9 @@ from agentbisect.schema.recording import (
     TreeNode,
     TypedEvent,
 )
+
+if TYPE_CHECKING:
+    from agentbisect.importers.base import ImportOptions
 
 # Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
 # Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
@@ -121,6 +124,7 @@ class Loaded:
     mode_source: str = "assumed"
     control_deps_raw: Raw | None = None
     quality_raw: Raw | None = None
+    import_raw: Raw | None = None  # the ``import`` key an importer wrote (traces, transcripts)
     warnings: list[HonestyFlag] = field(default_factory=list)
     _typed: list[TypedEvent] | None = None
 
@@ -195,19 +199,27 @@ def _is_object(raw: Raw) -> bool:
 # --------------------------------------------------------------------------- formats
 
 
-def load(path: str) -> Loaded:
-    """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable."""
+def load(path: str, options: ImportOptions | None = None) -> Loaded:
+    """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable.
+
+    ``options`` (``--trace-id``, ``--logs``) are for the formats that take them (traces)."""
     name, data, compressed = read_input(path)
-    return load_bytes(data, name, compressed=compressed)
+    return load_bytes(data, name, compressed=compressed, options=options)
 
 
-def load_bytes(data: bytes, name: str = "<bytes>", *, compressed: bool = False) -> Loaded:
+def load_bytes(
+    data: bytes,
+    name: str = "<bytes>",
+    *,
+    compressed: bool = False,
+    options: ImportOptions | None = None,
+) -> Loaded:
     """Decode in-memory input (already decompressed) of any registered format."""
     from agentbisect.importers import import_bytes
 
     # Sniffing, converting and decoding all on the deep-stack thread: every importer reads
     # user-supplied JSON, which may nest as deep as MAX_DEPTH.
-    return run_deep(import_bytes, name, data, compressed)
+    return run_deep(import_bytes, name, data, compressed, options)
 
 
 def raw_kind(raw: Raw | bytes) -> bytes:

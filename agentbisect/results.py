@@ -69,6 +69,10 @@ class AggregateResult:
     llm_calls: list[LlmCallRow] = field(default_factory=list)
     localizable: set[str] = field(default_factory=set)  # step ids afp bisect --at-step takes
     show_all: bool = False
+    # imported runs only (traces, transcripts): one row per LLM/tool step, the ids --at-step
+    # takes, and every trace the file held
+    calls: list[dict[str, Any]] | None = None
+    traces: list[dict[str, Any]] | None = None
     # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
     overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
 
@@ -78,7 +82,7 @@ class AggregateResult:
         return self.overview_of() if self.overview_of is not None else None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "source": self.source,
             "run": self.run_row,
             "aggregates": self.aggregates,
@@ -90,6 +94,11 @@ class AggregateResult:
             ],
             "honestyFlags": self.flags,
         }
+        if self.calls is not None:
+            out["calls"] = self.calls
+        if self.traces is not None:
+            out["traces"] = self.traces
+        return out
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -19,7 +19,8 @@ from agentbisect.boundary.index import CommitRangeIndex
 from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
 from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.commitlog import CommitLog
-from agentbisect.honesty import HonestyFlag, dedupe, flag
+from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag
+from agentbisect.importers.base import ImportOptions  # re-exported: how commands pass --trace-id
 from agentbisect.load import (
     Loaded,
     decode_commit_log,
@@ -28,6 +29,7 @@ from agentbisect.load import (
     load,
 )
 from agentbisect.schema.events import SLOT_PROPS, DomainEvent
+from agentbisect.schema.imported import ImportMeta, ImportSummary
 from agentbisect.steps import (
     ControlDeps,
     QualityEntry,
@@ -37,6 +39,8 @@ from agentbisect.steps import (
     reads_from_tree,
     recorded_control_deps,
 )
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from agentbisect.boundary.rollup import BoundaryAggregate, EventColumns
@@ -248,11 +252,37 @@ class Run:
     # ----------------------------------------------------------------- honesty
 
     @cached_property
+    def import_meta(self) -> ImportMeta | None:
+        """What the importer of a trace or transcript recorded (``None`` for other inputs)."""
+        return self._decode_import(ImportMeta)
+
+    @cached_property
+    def import_summary(self) -> ImportSummary | None:
+        """The import key's flags and trace list only (cheap: the source map is skipped)."""
+        return self._decode_import(ImportSummary)
+
+    def _decode_import(self, typ: type[T]) -> T | None:
+        raw = self.loaded.import_raw
+        if raw is None:
+            return None
+        try:
+            return msgspec.json.decode(raw, type=typ)
+        except msgspec.MsgspecError as exc:
+            self.loaded.warn(
+                "import-unreadable", f"the recording's import key is unreadable ({exc}); ignored"
+            )
+            return None
+
+    @cached_property
     def flags(self) -> list[HonestyFlag]:
         # run_ids decodes the typed events, whose decoding problems land in loaded.warnings:
         # take it first so that those warnings are not missed.
         run_ids = self.run_ids
-        out = list(self.loaded.warnings)
+        meta = self.import_summary  # (its own decoding problem lands in loaded.warnings)
+        # An importer's flags travel in the recording, first (as on the import itself), so the
+        # file `afp record` wrote says the same as the trace it came from.
+        out = [flag(f.flag, f.note) for f in meta.flags if f.flag in FLAGS] if meta else []
+        out.extend(self.loaded.warnings)
         lo = self.loaded
         build = self.index_build
         if lo.domain is not None:
@@ -432,6 +462,7 @@ _FLOW_TYPES = frozenset(
 _BOUNDARY_TYPES = frozenset({"run.entry", "run.exit", "subflow.entry", "subflow.exit"})
 
 
-def open_run(path: str) -> Run:
-    """Load ``path`` (or ``-``) and wrap it as a ``Run``."""
-    return Run(load(path))
+def open_run(path: str, options: ImportOptions | None = None) -> Run:
+    """Load ``path`` (or ``-``) and wrap it as a ``Run``; ``options`` for traces (--trace-id,
+    --logs)."""
+    return Run(load(path, options))

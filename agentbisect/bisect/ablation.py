@@ -40,7 +40,18 @@ def ablation_for_suspect(
 
 def spec_to_json(spec: AblationSpec) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": spec.kind}
-    for f in ("ignoredTools", "excludeInjectionIds", "excludeMemoryIds", "source", "note"):
+    for f in (
+        "ignoredTools",
+        "excludeInjectionIds",
+        "excludeMemoryIds",
+        "source",
+        "note",
+        "toolCallIds",
+        "messageIndex",
+        "role",
+        "text",
+        "spanId",
+    ):
         v = getattr(spec, f)
         if v is not UNSET:
             out[f] = v

@@ -22,6 +22,7 @@ from agentbisect.bisect.causal import (
 from agentbisect.bisect.classify import ClassifyContext, Seed
 from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder
 from agentbisect.bisect.flags import baseline_unstable_flag, slice_flags, slice_stats
+from agentbisect.bisect.imported import name_sources
 from agentbisect.bisect.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.paths import path_scores
 from agentbisect.bisect.report import ContextBugReport
@@ -155,6 +156,9 @@ def localize(
         if rb is not None:
             restoration_baseline = rb
         any_restoration_verdict = any(c.verdict is not UNSET for c in cands)
+
+    if not upstream and run.import_meta is not None:
+        name_sources(suspects, run.import_meta)
 
     baseline: Any = UNSET
     if rerun is not None:

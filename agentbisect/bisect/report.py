@@ -69,6 +69,12 @@ class AblationSpec(Struct, kw_only=True):
     excludeMemoryIds: list[str] | UnsetType = UNSET
     source: str | UnsetType = UNSET
     note: str | UnsetType = UNSET
+    # afp's fields for imported runs (traces, transcripts): the source in the agent's own terms
+    toolCallIds: list[str] | UnsetType = UNSET
+    messageIndex: int | UnsetType = UNSET
+    role: str | UnsetType = UNSET
+    text: str | UnsetType = UNSET
+    spanId: str | UnsetType = UNSET
 
 
 class SimilarityStats(Struct, kw_only=True):

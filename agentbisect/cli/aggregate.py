@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import FILE_ARG, JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    FILE_ARG,
+    JSON_OPT,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    VERBOSE_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.render.formats import ReportFormat
 
@@ -33,6 +42,8 @@ def aggregate(
     force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Rollups per boundary (tokens, LLM calls, tool calls, iterations, durations), plus a
     whole-run row, the rebuilt boundary index and the step strip.
@@ -54,5 +65,5 @@ def aggregate(
 
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
     check_output(output, force, [file])
-    run = load_run(file, verbose)
+    run = load_run(file, verbose, import_options(trace_id, logs))
     emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)

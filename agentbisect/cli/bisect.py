@@ -12,7 +12,15 @@ from enum import StrEnum
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import FILE_ARG, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    FILE_ARG,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    VERBOSE_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
@@ -187,6 +195,8 @@ def bisect(
         metavar="FLAG",
         help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable.",
     ),
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Localize the context behind a wrong agent step (correlational; causal with --rerun).
 
@@ -234,7 +244,7 @@ def bisect(
     )
     check_options(opts)
     check_output(output, force, [file])
-    run = load_run(file, verbose)
+    run = load_run(file, verbose, import_options(trace_id, logs))
     # The surrogate's reruns are known in advance (its baseline and one per mask); leave-one-out
     # runs a baseline and at most --max-ablations probes, each --samples reruns.
     total, at_most = None, False

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 
 from agentbisect.render.safetext import clean
-from agentbisect.run import Run, open_run
+from agentbisect.run import ImportOptions, Run, open_run
 
 
-def load_run(path: str, verbose: bool) -> Run:
-    run = open_run(path)
+def load_run(path: str, verbose: bool, options: ImportOptions | None = None) -> Run:
+    run = open_run(path, options)
     if verbose:
         lo = run.loaded
         gz = ", gzip" if lo.compressed else ""

@@ -5,7 +5,15 @@ from __future__ import annotations
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import FILE_ARG, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    FILE_ARG,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    VERBOSE_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.errors import UsageError
 from agentbisect.render.formats import EventsFormat
 
@@ -47,6 +55,8 @@ def events(
     as_json: bool = typer.Option(False, "--json", help="Shorthand for --format jsonl."),
     table: bool = typer.Option(False, "--table", help="Shorthand for --format table."),
     verbose: bool = VERBOSE_OPT,
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     """Print the domain-event stream: a table on a terminal, JSON Lines in a pipe or with --json.
 
@@ -73,7 +83,7 @@ def events(
     shorthand = "jsonl" if as_json else "table" if table else None
     default = "table" if stdout_is_terminal() else "jsonl"
     name = pick_format(fmt, shorthand, "--json/--table", default)
-    run = load_run(file, verbose)
+    run = load_run(file, verbose, import_options(trace_id, logs))
     if steps:
         get_renderer(name).render(step_graph(run))
         return

@@ -14,6 +14,29 @@ FILE_ARG = typer.Argument(
 )
 JSON_OPT = typer.Option(False, "--json", help="Shorthand for --format json.")
 VERBOSE_OPT = typer.Option(False, "--verbose", "-v", help="Say which shape was read, on stderr.")
+TRACE_ID_OPT = typer.Option(
+    None,
+    "--trace-id",
+    metavar="TRACE_ID",
+    help="OpenTelemetry input holding several traces: analyse this one (default: the trace whose "
+    "root span ended last).",
+)
+LOGS_OPT = typer.Option(
+    None,
+    "--logs",
+    metavar="FILE",
+    help="OpenTelemetry log records (OTLP/JSON) exported to another file; joined to their spans "
+    "by trace and span id. Repeatable.",
+)
+
+
+def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
+    """``ImportOptions`` for ``--trace-id``/``--logs``, or ``None`` when neither was given."""
+    if trace_id is None and not logs:
+        return None
+    from agentbisect.run import ImportOptions
+
+    return ImportOptions(trace_id=trace_id, logs=list(logs or []))
 
 
 def format_option(enum: type[Enum], default_help: str) -> Any:

@@ -7,7 +7,15 @@ from enum import StrEnum
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import (
+    JSON_OPT,
+    LOGS_OPT,
+    TRACE_ID_OPT,
+    VERBOSE_OPT,
+    format_option,
+    import_options,
+    pick_format,
+)
 from agentbisect.render.formats import SummaryFormat
 
 # The recorder, the loader's schemas and rich are imported inside the command: every `afp` call
@@ -73,7 +81,9 @@ Examples:
 @guarded
 def record_command(
     input_path: str = typer.Argument(
-        ..., metavar="INPUT", help="Capture (.jsonl) or recording; - for stdin."
+        ...,
+        metavar="INPUT",
+        help="Capture (.jsonl), recording, OpenTelemetry trace or chat transcript; - for stdin.",
     ),
     output: str = typer.Option(
         ..., "-o", "--output", metavar="FILE", help="File to write (.gz compresses)."
@@ -100,6 +110,8 @@ def record_command(
     ),
     as_json: bool = JSON_OPT,
     verbose: bool = VERBOSE_OPT,
+    trace_id: str | None = TRACE_ID_OPT,
+    logs: list[str] | None = LOGS_OPT,
 ) -> None:
     from agentbisect.convert import record_file
     from agentbisect.render import get_renderer
@@ -113,6 +125,7 @@ def record_command(
         max_events=max_events,
         gzip=True if gzip else None,
         force=force,
+        options=import_options(trace_id, logs),
     )
     get_renderer(name).render(summary)
     if verbose:

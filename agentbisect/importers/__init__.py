@@ -10,16 +10,28 @@ line here. Importers are imported only when sniffed, so a heavy one costs nothin
 from __future__ import annotations
 
 import importlib
-from typing import cast
+from typing import Any, cast
 
-from agentbisect.errors import InputError
-from agentbisect.importers.base import Conversion, Importer
+from agentbisect.errors import InputError, UsageError
+from agentbisect.importers.base import Conversion, Importer, ImportOptions
 from agentbisect.load import Loaded
 
-__all__ = ["IMPORTERS", "Conversion", "Importer", "import_bytes", "importer_for", "shape_label"]
+__all__ = [
+    "IMPORTERS",
+    "Conversion",
+    "ImportOptions",
+    "Importer",
+    "check_options",
+    "convert_with",
+    "import_bytes",
+    "importer_for",
+    "shape_label",
+]
 
 IMPORTERS: list[str] = [
     "agentbisect.importers.capture",
+    "agentbisect.importers.otel",  # OTLP/JSON (+ JSON Lines), SDK span JSON, span dumps
+    "agentbisect.importers.transcript",  # chat transcripts and multi-agent histories
     "agentbisect.importers.recording",  # the fallback: any JSON object or array; keep it last
 ]
 
@@ -37,16 +49,39 @@ def importer_for(data: bytes) -> Importer | None:
     return None
 
 
-def import_bytes(name: str, data: bytes, compressed: bool = False) -> Loaded:
+def check_options(imp: Importer | None, options: ImportOptions | None) -> None:
+    """Refuse ``--trace-id``/``--logs`` for a format that takes no such option."""
+    given = options.given() if options is not None else []
+    if given and not getattr(imp, "TAKES_OPTIONS", False):
+        label = imp.LABEL if imp is not None else "this input"
+        verb = "apply" if len(given) > 1 else "applies"
+        raise UsageError(f"{' and '.join(given)} {verb} to OpenTelemetry traces, not to {label}")
+
+
+def convert_with(
+    imp: Importer, name: str, data: bytes, options: ImportOptions | None, **kwargs: Any
+) -> Conversion:
+    """``imp.convert``, handing ``options`` to the importers that take them (``TAKES_OPTIONS``)."""
+    check_options(imp, options)
+    if options is not None and getattr(imp, "TAKES_OPTIONS", False):
+        convert: Any = imp.convert
+        return cast(Conversion, convert(name, data, options=options, **kwargs))
+    return imp.convert(name, data, **kwargs)
+
+
+def import_bytes(
+    name: str, data: bytes, compressed: bool = False, options: ImportOptions | None = None
+) -> Loaded:
     """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from."""
     from agentbisect.importers import recording
 
     imp = importer_for(data)
+    check_options(imp, options)
     if imp is None or imp is cast(Importer, recording):
         # Not JSON-ish at all still goes to the recording importer, which names the JSON error.
         loaded = recording.load(name, data, compressed)
     else:
-        conv = imp.convert(name, data)
+        conv = convert_with(imp, name, data, options)
         loaded = recording.load(name, conv.data, compressed)
         loaded.shape = imp.NAME
         loaded.size = len(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import msgspec
@@ -10,6 +11,21 @@ from agentbisect.honesty import HonestyFlag
 
 Detail = Literal["full", "lean"]
 DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap
+
+
+@dataclass
+class ImportOptions:
+    """Options only some formats take: which trace of several (``--trace-id``) and log records
+    in other files (``--logs``) for OpenTelemetry traces. Importers that take none refuse them."""
+
+    trace_id: str | None = None
+    logs: list[str] = field(default_factory=list)
+
+    def given(self) -> list[str]:
+        """The command-line names of the options that were set."""
+        return (["--trace-id"] if self.trace_id is not None else []) + (
+            ["--logs"] if self.logs else []
+        )
 
 
 class Conversion(msgspec.Struct, kw_only=True):

@@ -218,6 +218,8 @@ def _extensions(loaded: Loaded, top: TopLevel) -> None:
         loaded.control_deps_raw = top.controlDeps
     if top.quality is not UNSET:
         loaded.quality_raw = top.quality
+    if top.imported is not UNSET:
+        loaded.import_raw = top.imported
 
 
 def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:

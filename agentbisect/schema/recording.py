@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from msgspec import UNSET, Raw, Struct, UnsetType
+from msgspec import UNSET, Raw, Struct, UnsetType, field
 
 
 class TopLevel(Struct, kw_only=True):
@@ -41,6 +41,8 @@ class TopLevel(Struct, kw_only=True):
     # agentbisect extensions (bisect.md §1.1)
     controlDeps: Raw | UnsetType = UNSET
     quality: Raw | UnsetType = UNSET
+    # what an importer (OpenTelemetry traces, transcripts) knew about the run it synthesized
+    imported: Raw | UnsetType = field(default=UNSET, name="import")
 
 
 class RecorderRow(Struct, kw_only=True):

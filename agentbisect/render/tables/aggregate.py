@@ -154,10 +154,39 @@ def flags_block(flags: list[Any]) -> None:
         )
 
 
+def calls_table(calls: list[dict[str, Any]]) -> None:
+    """Imported runs: one row per LLM/tool step, with the ids ``bisect --at-step`` takes."""
+    con = stdout_console()
+    table = Table(title="Calls (bisect --at-step STEP, or --at-llm N)", title_justify="left")
+    for name, just in (
+        ("step", "left"),
+        ("N", "right"),
+        ("model / tool", "left"),
+        ("tok in", "right"),
+        ("tok out", "right"),
+        ("", "left"),
+    ):
+        table.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
+    for c in calls:
+        tokens = c.get("tokens") or {}
+        table.add_row(
+            safe(c["step"]),
+            str(c["llmIndex"]) if "llmIndex" in c else "",
+            safe(c.get("model") or c.get("toolName") or ""),
+            f"{tokens['input']:,}" if "input" in tokens else "",
+            f"{tokens['output']:,}" if "output" in tokens else "",
+            Text("failed", style="red") if c.get("failed") else "",
+        )
+    con.print(table)
+
+
 def render_aggregate(result: AggregateResult) -> None:
     """Rollups, the index tree (60 ranges unless --all), the step strip, then the flags."""
     rollup_table(result.run_row, result.aggregates, result.hidden, result.show_all)
-    llm_call_table(result.llm_calls, result.localizable)
+    if result.calls is not None:  # imported runs: LLM and tool steps, failures, trace ids
+        calls_table(result.calls)
+    else:
+        llm_call_table(result.llm_calls, result.localizable)
     index_tree(result.ranges, result.parents, None if result.show_all else 60)
     strip_table(result.strip)
     flags_block(result.flags)

@@ -1,0 +1,45 @@
+"""The OpenTelemetry importer (the seam's module for traces): OTLP/JSON as one document or JSON
+Lines, the SDK console form and span dumps, with log records from the same file or ``--logs``.
+
+The work is in ``traces`` (reading, joining, choosing a trace), ``conventions`` (what a span
+means) and ``synthesize`` (the recording); this module only speaks the importer interface.
+"""
+
+from __future__ import annotations
+
+from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
+from agentbisect.importers.convert import conversion
+from agentbisect.importers.traces import import_trace
+from agentbisect.importers.traces import sniff as _sniff
+
+NAME = "otel"
+LABEL = "OpenTelemetry trace"
+TAKES_OPTIONS = True  # --trace-id, --logs
+
+
+def sniff(data: bytes) -> bool:
+    return _sniff(data[:4096])
+
+
+def convert(
+    name: str,
+    data: bytes,
+    *,
+    detail: Detail = "full",
+    keep_embeddings: bool = False,
+    max_events: object = DEFAULT_MAX_EVENTS,
+    options: ImportOptions | None = None,
+) -> Conversion:
+    """A trace as the canonical recording (``keep_embeddings`` has nothing to act on: imported
+    values are text, never raw vectors)."""
+    from agentbisect.inputbytes import read_input
+
+    options = options or ImportOptions()
+    logs = []
+    for path in options.logs:
+        logs_name, logs_data, _ = read_input(path, "OTLP/JSON log records")
+        logs.append((logs_name, logs_data))
+    result = import_trace(
+        name, data, trace_id=options.trace_id, logs=logs, detail=detail, max_events=max_events
+    )
+    return conversion(result, detail)

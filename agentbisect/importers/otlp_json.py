@@ -1,0 +1,313 @@
+"""Read OTLP/JSON: ``{"resourceSpans": …}`` / ``{"resourceLogs": …}`` as one document or as
+JSON Lines of export requests (what the Collector's file exporter writes), into a ``SpanBatch``.
+
+The outer shape is decoded straight into typed Structs; attribute values (the typed ``AnyValue``
+union: ``stringValue``, ``intValue`` as a string, ``arrayValue``, ``kvlistValue`` …) are decoded
+generically and converted here, so that one ill-typed value is kept as a flagged oddity instead of
+failing the whole file. Protobuf's JSON mapping may spell enums as numbers or names and ids as
+base64; every spelling is accepted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from agentbisect.errors import InputError
+from agentbisect.importers.spans import (
+    SPAN_KINDS,
+    LogRecord,
+    Span,
+    SpanBatch,
+    SpanEvent,
+    is_zero_id,
+    normalize_id,
+)
+
+
+class _KeyValue(Struct):
+    key: str = ""
+    value: Any = None
+
+
+class _Scope(Struct):
+    name: str = ""
+
+
+class _Resource(Struct):
+    attributes: list[_KeyValue] = []
+
+
+class _Status(Struct):
+    code: int | str = 0
+    message: str = ""
+
+
+class _Event(Struct):
+    timeUnixNano: int | str = 0
+    name: str = ""
+    attributes: list[_KeyValue] = []
+
+
+class _Span(Struct):
+    traceId: str = ""
+    spanId: str = ""
+    parentSpanId: str = ""
+    name: str = ""
+    kind: int | str = 0
+    startTimeUnixNano: int | str = 0
+    endTimeUnixNano: int | str = 0
+    attributes: list[_KeyValue] = []
+    events: list[_Event] = []
+    status: _Status | None = None
+
+
+class _ScopeSpans(Struct):
+    scope: _Scope | None = None
+    spans: list[_Span] = []
+
+
+class _ResourceSpans(Struct):
+    resource: _Resource | None = None
+    scopeSpans: list[_ScopeSpans] = []
+
+
+class _Log(Struct):
+    timeUnixNano: int | str = 0
+    observedTimeUnixNano: int | str = 0
+    traceId: str = ""
+    spanId: str = ""
+    eventName: str = ""
+    body: Any = None
+    attributes: list[_KeyValue] = []
+
+
+class _ScopeLogs(Struct):
+    scope: _Scope | None = None
+    logRecords: list[_Log] = []
+
+
+class _ResourceLogs(Struct):
+    resource: _Resource | None = None
+    scopeLogs: list[_ScopeLogs] = []
+
+
+class _Export(Struct):
+    resourceSpans: list[_ResourceSpans] = []
+    resourceLogs: list[_ResourceLogs] = []
+
+
+_DECODER = msgspec.json.Decoder(_Export)
+_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
+_MARKERS = (b'"resourceSpans"', b'"resourceLogs"')
+
+
+def sniff(head: bytes) -> bool:
+    """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
+    start = head.lstrip()[:4096]
+    return start[:1] == b"{" and any(m in start for m in _MARKERS)
+
+
+class BadValue(Exception):
+    """An attribute value that is not a well-formed OTLP ``AnyValue``."""
+
+
+def any_value(value: Any) -> Any:
+    """Convert one OTLP/JSON ``AnyValue`` to a plain value; raise ``BadValue`` if ill-formed."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BadValue(f"expected an AnyValue object, got {type(value).__name__}")
+    if not value:
+        return None
+    if len(value) != 1:
+        raise BadValue("expected exactly one of stringValue, intValue, … in an AnyValue")
+    ((kind, inner),) = value.items()
+    if kind == "stringValue":
+        if not isinstance(inner, str):
+            raise BadValue("stringValue must be a string")
+        return inner
+    if kind == "boolValue":
+        if not isinstance(inner, bool):
+            raise BadValue("boolValue must be true or false")
+        return inner
+    if kind == "intValue":
+        if isinstance(inner, bool):
+            raise BadValue("intValue must be an integer")
+        if isinstance(inner, int):
+            return inner
+        if isinstance(inner, str):
+            try:
+                return int(inner)
+            except ValueError:
+                raise BadValue(f"intValue {inner!r} is not an integer") from None
+        raise BadValue("intValue must be an integer or a decimal string")
+    if kind == "doubleValue":
+        if isinstance(inner, bool):
+            raise BadValue("doubleValue must be a number")
+        if isinstance(inner, int | float):
+            return float(inner)
+        if isinstance(inner, str) and inner in ("NaN", "Infinity", "-Infinity"):
+            return float(inner.replace("Infinity", "inf"))
+        raise BadValue("doubleValue must be a number")
+    if kind == "arrayValue":
+        if not isinstance(inner, dict):
+            raise BadValue("arrayValue must be an object with values")
+        items = inner.get("values", [])
+        if not isinstance(items, list):
+            raise BadValue("arrayValue.values must be an array")
+        return [any_value(v) for v in items]
+    if kind == "kvlistValue":
+        if not isinstance(inner, dict):
+            raise BadValue("kvlistValue must be an object with values")
+        items = inner.get("values", [])
+        if not isinstance(items, list):
+            raise BadValue("kvlistValue.values must be an array")
+        out: dict[str, Any] = {}
+        for kv in items:
+            if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
+                raise BadValue("kvlistValue entries must be {key, value}")
+            out[kv["key"]] = any_value(kv.get("value"))
+        return out
+    if kind == "bytesValue":
+        if not isinstance(inner, str):
+            raise BadValue("bytesValue must be a base64 string")
+        try:
+            return base64.b64decode(inner, validate=True).hex()
+        except (binascii.Error, ValueError):
+            raise BadValue("bytesValue is not base64") from None
+    raise BadValue(f"unknown AnyValue kind {kind!r}")
+
+
+def _attrs(kvs: list[_KeyValue], batch: SpanBatch, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kv in kvs:
+        try:
+            out[kv.key] = any_value(kv.value)
+        except BadValue as exc:
+            batch.problem("malformed-attribute", f"{where}: attribute {kv.key!r}: {exc}; dropped")
+    return out
+
+
+def _nanos(value: int | str) -> int:
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value) if value else 0
+    except ValueError:
+        try:
+            f = float(value)
+        except ValueError:
+            return 0
+        return int(f) if math.isfinite(f) else 0
+
+
+def _kind(value: int | str) -> str:
+    if isinstance(value, int):
+        return SPAN_KINDS[value] if 0 <= value < len(SPAN_KINDS) else "UNSPECIFIED"
+    name = value.upper().removeprefix("SPAN_KIND_")
+    return name if name in SPAN_KINDS else "UNSPECIFIED"
+
+
+def _status(status: _Status | None) -> tuple[str, str]:
+    if status is None:
+        return "UNSET", ""
+    code = status.code
+    if isinstance(code, int):
+        name = _STATUS.get(code, "UNSET")
+    else:
+        name = code.upper().removeprefix("STATUS_CODE_")
+        name = name if name in ("UNSET", "OK", "ERROR") else "UNSET"
+    return name, status.message
+
+
+def _add_export(doc: _Export, batch: SpanBatch, name: str) -> None:
+    for rs in doc.resourceSpans:
+        for ss in rs.scopeSpans:
+            scope = ss.scope.name if ss.scope is not None else ""
+            for s in ss.spans:
+                sid = normalize_id(s.spanId)
+                where = f"span {s.name!r} ({sid or 'no id'})"
+                if not sid:
+                    raise InputError(name, f"{where} has no spanId", "resourceSpans")
+                parent = normalize_id(s.parentSpanId)
+                status, message = _status(s.status)
+                batch.spans.append(
+                    Span(
+                        trace_id=normalize_id(s.traceId),
+                        span_id=sid,
+                        parent_id=None if is_zero_id(parent) else parent,
+                        name=s.name,
+                        kind=_kind(s.kind),
+                        start_ns=_nanos(s.startTimeUnixNano),
+                        end_ns=_nanos(s.endTimeUnixNano),
+                        status=status,
+                        status_message=message,
+                        attributes=_attrs(s.attributes, batch, where),
+                        events=[
+                            SpanEvent(
+                                e.name, _nanos(e.timeUnixNano), _attrs(e.attributes, batch, where)
+                            )
+                            for e in s.events
+                        ],
+                        scope=scope,
+                    )
+                )
+    for rl in doc.resourceLogs:
+        for sl in rl.scopeLogs:
+            for r in sl.logRecords:
+                where = f"log record {r.eventName or '(unnamed)'}"
+                try:
+                    body = any_value(r.body)
+                except BadValue as exc:
+                    batch.problem("malformed-attribute", f"{where}: body: {exc}; dropped")
+                    body = None
+                batch.logs.append(
+                    LogRecord(
+                        trace_id=normalize_id(r.traceId),
+                        span_id=normalize_id(r.spanId),
+                        time_ns=_nanos(r.timeUnixNano) or _nanos(r.observedTimeUnixNano),
+                        event_name=r.eventName,
+                        body=body,
+                        attributes=_attrs(r.attributes, batch, where),
+                    )
+                )
+
+
+def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
+    """Decode one OTLP/JSON document, or JSON Lines of them, into a batch (added to ``batch``)."""
+    batch = batch if batch is not None else SpanBatch()
+    try:
+        _add_export(_DECODER.decode(data), batch, name)
+        batch.form = batch.form or "OTLP/JSON"
+        return batch
+    except msgspec.ValidationError as exc:  # (a subclass of DecodeError: test it first)
+        raise _validation(name, exc, "") from None
+    except msgspec.DecodeError:
+        pass  # not one document: JSON Lines of export requests?
+    for n, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = _DECODER.decode(line)
+        except msgspec.ValidationError as exc:
+            raise _validation(name, exc, f"line {n} ") from None
+        except msgspec.DecodeError as exc:
+            raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
+        _add_export(doc, batch, name)
+    batch.form = batch.form or "OTLP/JSON Lines"
+    return batch
+
+
+def _validation(name: str, exc: msgspec.ValidationError, prefix: str) -> InputError:
+    msg = str(exc)
+    path = ""
+    if " - at `" in msg:
+        msg, _, rest = msg.partition(" - at `")
+        path = rest.rstrip("`")
+    return InputError(name, f"expected an OTLP/JSON export request: {msg}", (prefix + path).strip())

@@ -1,0 +1,106 @@
+"""The normalized span model every trace reader produces (OTLP/JSON, the SDK console form, dumps).
+
+Readers differ in how ids, times and attribute values are spelled on disk; once read, a span is
+the same ``Span`` whatever the file looked like, so the convention extractors and the synthesis of
+a recording never look at the on-disk form. Problems found while reading (a malformed attribute,
+a duplicate id) are collected as ``(flag, note)`` pairs on the batch: they limit the evidence,
+they do not stop the import.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Span kinds as the OTLP enum numbers them; readers map every spelling onto these names.
+SPAN_KINDS = ("UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
+
+
+@dataclass(slots=True)
+class SpanEvent:
+    """An event recorded on a span (the older GenAI conventions put message content here)."""
+
+    name: str
+    time_ns: int
+    attributes: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    kind: str
+    start_ns: int
+    end_ns: int
+    status: str  # UNSET | OK | ERROR
+    status_message: str
+    attributes: dict[str, Any]
+    events: list[SpanEvent] = field(default_factory=list)
+    scope: str = ""
+    # Log records joined to this span by (trace id, span id), in time order.
+    logs: list[LogRecord] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LogRecord:
+    """An OTLP log record; GenAI instrumentations write message content as these."""
+
+    trace_id: str
+    span_id: str
+    time_ns: int
+    event_name: str
+    body: Any
+    attributes: dict[str, Any]
+
+
+@dataclass
+class SpanBatch:
+    """What one file held: spans and log records in file order, and what was odd about them."""
+
+    spans: list[Span] = field(default_factory=list)
+    logs: list[LogRecord] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    form: str = ""
+
+    def problem(self, flag: str, note: str) -> None:
+        self.problems.append((flag, note))
+
+
+def normalize_id(value: object) -> str:
+    """Trace/span ids as lowercase hex: OTLP/JSON wants hex, protobuf's JSON mapping writes
+    base64 and the SDK console form writes ``0x…``; all three name the same bytes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value <= 0:
+            return ""
+        return format(value, "016x" if value < 2**64 else "032x")
+    if not isinstance(value, str) or not value:
+        return ""
+    text = value[2:] if value[:2] in ("0x", "0X") else value
+    if len(text) in (16, 32) and _is_hex(text):
+        return text.lower()
+    if len(value) in (12, 24):  # base64 of 8 or 16 bytes
+        import base64
+        import binascii
+
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) in (8, 16):
+            return raw.hex()
+    return text.lower() if _is_hex(text) else text
+
+
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
+def _is_hex(text: str) -> bool:
+    return _HEX.fullmatch(text) is not None
+
+
+def is_zero_id(span_id: str) -> bool:
+    """An all-zero (or empty) parent id means "no parent" in every form."""
+    return not span_id or not span_id.strip("0")

@@ -1,0 +1,909 @@
+"""Turn one trace (spans read through the conventions) into a canonical recording.
+
+The recording is what ``afp record`` would write for an agentfootprint run, so every command
+reads it without special cases:
+
+- the root span is the run, agent and chain spans are subflow boundaries (nesting from parent
+  links), LLM spans ``llm.start``/``llm.end``, tool spans ``tool.start``/``tool.end``, retrieved
+  documents ``context.injected`` events;
+- the commit axis is the span start order (a span that contains others commits when it ends);
+  it is synthesized, and a flag says so;
+- every input source of an LLM call is a step of its own in the commit log, written under its own
+  key, and the LLM step reads those keys (``stageReads``): system-instruction parts (classified as
+  injections), user messages (run input: untracked ``args``), earlier assistant outputs (the LLM
+  step that produced them), tool results (the tool step, by tool-call id) and retrieved documents
+  (the retriever step). A tool step reads the LLM output that asked for it. So the backward slice
+  runs answer ← tool result ← the call that asked for it ← the user message.
+
+Matching is by id where the trace has one and by identical content where it does not; the
+``import`` extension key of the recording lists every edge matched by content or by position only
+(an edge it does not list was matched by id, or is the input itself), next to the source map the
+rerun specs are made from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentbisect.boundary.recorder import Mode
+from agentbisect.importers.conventions import (
+    Boundary,
+    LLMCall,
+    Message,
+    Reading,
+    Retrieval,
+    ToolCall,
+    read_llm_content,
+    read_span,
+)
+from agentbisect.importers.spans import Span
+from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
+from agentbisect.schema.recording import (
+    T_CONTEXT_INJECTED,
+    T_LLM_END,
+    T_LLM_START,
+    T_TOOL_END,
+    T_TOOL_START,
+)
+
+IMPORT_KEY = "import"
+_MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
+_UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
+_CAPTURE_HINT = (
+    "turn content capture on: opentelemetry-instrumentation-openai-v2 "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
+    "content then arrives as log records: pass them with --logs), OpenInference "
+    "OPENINFERENCE_HIDE_INPUTS/OPENINFERENCE_HIDE_OUTPUTS unset (or false), OpenLLMetry "
+    "TRACELOOP_TRACE_CONTENT=true"
+)
+
+
+def clean(name: str) -> str:
+    """A name usable inside a step id: no path separator, no ``#``, no control characters."""
+    return _UNSAFE.sub("_", name).strip() or "span"
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """System-instruction parts: paragraphs (blank-line separated), else lines, else the text."""
+    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    if len(paras) > 1:
+        return paras
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
+
+
+@dataclass
+class Node:
+    span: Span
+    reading: Reading
+    children: list[Node] = field(default_factory=list)
+    index: int = 0  # start order
+    step_id: str = ""
+
+
+@dataclass
+class Synthesis:
+    recording: dict[str, Any]
+    flags: list[tuple[str, str]]
+    llm_steps: list[str]
+    tool_steps: list[str]
+    counts: dict[str, int]
+    rec: RunRecording
+
+    def document(self) -> dict[str, Any]:
+        """What ``afp record`` writes: the recording, or the envelope when the event cap dropped
+        typed events (only it carries the drop counts); the ``import`` key at the top."""
+        if self.rec.dropped_events == 0:
+            return self.recording
+        meta = self.recording.pop(IMPORT_KEY)
+        env = self.rec.to_envelope(run_id=meta.get("traceId") or None)
+        self.recording[IMPORT_KEY] = meta
+        env[IMPORT_KEY] = meta
+        return env
+
+
+class _Builder:
+    def __init__(
+        self,
+        nodes: list[Node],
+        root: Node,
+        flags: list[tuple[str, str]],
+        detail: Mode = "full",
+        max_events: object = DEFAULT_MAX_EVENTS,
+    ) -> None:
+        self.nodes = nodes
+        self.root = root
+        self.flags = flags
+        self._now: list[int] = [root.span.start_ns // 1_000_000]
+        # Imported values are strings and our own small records: no raw vectors to summarise.
+        self.rec = RunRecording(
+            # The clock reads a list, not the builder: no reference cycle, so the whole model
+            # is freed the moment the recording is encoded (it is large for long traces).
+            clock=_Clock(self._now),
+            keep_embeddings=True,
+            detail=detail,
+            max_events=max_events,
+        )
+        self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
+        self.sources: dict[str, dict[str, Any]] = {}
+        self.matches: list[dict[str, str]] = []
+        self.llm_steps: list[str] = []
+        self.tool_steps: list[str] = []
+        # what later readers can match against
+        self.llm_outputs: list[tuple[str, list[Message], str]] = []  # step, messages, text
+        self.tool_by_id: dict[str, str] = {}
+        self.tool_by_text: dict[str, str] = {}
+        self.tool_asked: dict[str, str] = {}  # tool step -> llm step it read
+        self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
+        self.llm_by_call_id: dict[str, str] = {}
+        self.llm_outputs_by_step: dict[str, list[Message]] = {}
+        self.adopted_ids: set[str] = set()  # tool-call ids taken from the asking LLM's output
+        self.llm_by_text: dict[str, str] = {}
+        self.llm_by_tool_name: dict[str, str] = {}
+        self.system_parts: dict[str, str] = {}  # text -> step id
+        self.part_ids: dict[str, str] = {}  # part id -> text
+        self.messages: dict[tuple[int, str, str], str] = {}  # (index, role, text) -> step id
+        self.docs: list[dict[str, Any]] = []  # {id, content, step, consumed}
+        self.by_content = 0
+        self.by_structure = 0
+        self.uncaptured_llm = 0
+        self.path: list[str] = []
+        self.pending: list[tuple[Node, Retrieval]] = []
+        self.doc_parts: set[str] = set()  # input parts that are retrieved documents
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def now(self) -> int:
+        return self._now[0]
+
+    @now.setter
+    def now(self, ms: int) -> None:
+        self._now[0] = ms
+
+    def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
+        ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
+        return {
+            "wallClockMs": ms,
+            "runOffsetMs": ms - self.root.span.start_ns // 1_000_000,
+            "runtimeStageId": node.step_id,
+            "subflowPath": list(self.path),
+            "traceId": node.span.trace_id,
+            "spanId": node.span.span_id,
+        }
+
+    def _commit(
+        self, step: str, stage: str, stage_id: str, values: dict[str, Any], untracked: bool = False
+    ) -> None:
+        bundle: dict[str, Any] = {
+            "stage": stage,
+            "stageId": stage_id,
+            "runtimeStageId": step,
+            "trace": [{"path": k, "verb": "set"} for k in values],
+            "redactedPaths": [],
+            # A value we do not have is left out: it folds to absent, so no text is invented.
+            "overwrite": {k: v for k, v in values.items() if v is not _NONE},
+            "updates": {},
+        }
+        if untracked:
+            bundle["untrackedSources"] = ["args"]
+        self.rec.commit(bundle)
+        self.reads.setdefault(step, {})
+
+    def _read(self, reader: str, key: str, source: str, by: str) -> None:
+        keys = self.reads.setdefault(reader, {})
+        if key not in keys:
+            keys[key] = None
+            if by in ("content", "structure"):
+                # Only the weaker links are listed: an id match (or the input itself) is the
+                # default, and long traces have hundreds of thousands of reads.
+                self.matches.append({"reader": reader, "source": source, "by": by})
+                if by == "content":
+                    self.by_content += 1
+                else:
+                    self.by_structure += 1
+
+    # ------------------------------------------------------------------ walk
+
+    def build(self) -> None:
+        root = self.root
+        self.now = root.span.start_ns // 1_000_000
+        payload: dict[str, Any] = {"name": root.span.name, "traceId": root.span.trace_id}
+        if isinstance(root.reading.op, Boundary) and root.reading.op.input is not None:
+            payload["input"] = root.reading.op.input
+        self.rec.on_run_start({"payload": payload})
+        for node, entering in _walk(root):
+            if entering:
+                self._enter(node, node is root)
+            else:
+                self._exit(node, node is root)
+
+    def _enter(self, node: Node, is_root: bool) -> None:
+        self.now = node.span.start_ns // 1_000_000
+        role = node.reading.role
+        op = node.reading.op
+        if role in ("agent", "chain") and not is_root and isinstance(op, Boundary):
+            self.path.append(node.step_id)
+            event: dict[str, Any] = {
+                "name": op.name,
+                "subflowId": "/".join(self.path),
+                "description": f"{op.kind}: {op.name}",
+                "traversalContext": {"runtimeStageId": node.step_id},
+            }
+            if op.input is not None:
+                event["mappedInput"] = op.input
+            self.rec.on_subflow_entry(event)
+        elif role == "llm" and isinstance(op, LLMCall):
+            self._llm_start(node, op)
+        elif role == "tool" and isinstance(op, ToolCall):
+            self.rec.emit(
+                {
+                    "type": T_TOOL_START,
+                    "payload": {
+                        "toolName": op.name,
+                        "toolCallId": op.call_id or node.step_id,
+                        "args": op.arguments,
+                    },
+                    "meta": self._meta(node),
+                }
+            )
+
+    def _exit(self, node: Node, is_root: bool) -> None:
+        span = node.span
+        self.now = span.end_ns // 1_000_000
+        role = node.reading.role
+        op = node.reading.op
+        failed = span.status == "ERROR"
+        if is_root:
+            if role == "llm" and isinstance(op, LLMCall):
+                self._llm_end(node, op)
+            elif role == "tool" and isinstance(op, ToolCall):
+                self._tool_end(node, op)
+            elif role == "retrieval" and isinstance(op, Retrieval):
+                self._retrieval(node, op)
+            self._flush_retrievals([])
+            if failed:
+                self.rec.on_run_failed(
+                    {"structuredError": {"message": span.status_message or "span status ERROR"}}
+                )
+            else:
+                out = op.output if isinstance(op, Boundary) else None
+                self.rec.on_run_end(
+                    {"payload": {"output": out}} if out is not None else {"payload": {}}
+                )
+            return
+        if role in ("agent", "chain") and isinstance(op, Boundary):
+            event: dict[str, Any] = {
+                "name": op.name,
+                "subflowId": "/".join(self.path),
+                "traversalContext": {"runtimeStageId": node.step_id},
+            }
+            if failed:
+                event["outputState"] = {"error": span.status_message or "span status ERROR"}
+            elif op.output is not None:
+                event["outputState"] = op.output
+            self.rec.on_subflow_exit(event)
+            self.path.pop()
+        elif role == "llm" and isinstance(op, LLMCall):
+            self._llm_end(node, op)
+        elif role == "tool" and isinstance(op, ToolCall):
+            self._tool_end(node, op)
+        elif role == "retrieval" and isinstance(op, Retrieval):
+            self._retrieval(node, op)
+
+    # ------------------------------------------------------------------ LLM calls
+
+    def _llm_start(self, node: Node, call: LLMCall) -> None:
+        step = node.step_id
+        self.llm_steps.append(step)
+        read_llm_content(node.span, node.reading)
+        self._sources(node, call)
+        system_text = "\n\n".join(
+            call.system + [m.text() for m in call.inputs if m.role in ("system", "developer")]
+        )
+        payload: dict[str, Any] = {
+            "iteration": len(self.llm_steps),
+            "provider": call.provider,
+            "model": call.model,
+            "systemPromptChars": len(system_text),
+            "messagesCount": len(call.inputs),
+            "toolsCount": 0,
+        }
+        if system_text:
+            payload["systemPromptText"] = system_text
+        call.inputs = []  # read into sources: let the parsed history go (long traces)
+        call.system = []
+        self.rec.emit(
+            {
+                "type": T_LLM_START,
+                "payload": payload,
+                "meta": self._meta(node),
+            }
+        )
+
+    def _llm_end(self, node: Node, call: LLMCall) -> None:
+        step = node.step_id
+        text = "\n".join(m.text() for m in call.outputs)
+        calls = [p for m in call.outputs for p in m.parts if p.kind == "tool_call"]
+        self._commit(
+            step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE}
+        )
+        self.llm_outputs.append((step, call.outputs, text))
+        self.llm_outputs_by_step[step] = call.outputs
+        for p in calls:
+            if p.id:
+                self.llm_by_call_id[p.id] = step
+            self.llm_by_tool_name[p.name] = step
+        if text.strip():
+            self.llm_by_text[text.strip()] = step
+        self.sources[step] = {
+            "kind": "llm",
+            "spanId": node.span.span_id,
+            "llmIndex": len(self.llm_steps) - 1,
+        }
+        payload: dict[str, Any] = {
+            "iteration": len(self.llm_steps),
+            "content": "\n".join(p.text for m in call.outputs for p in m.parts if p.kind == "text"),
+            "toolCallCount": len(calls),
+            "stopReason": "error"
+            if node.span.status == "ERROR"
+            else (call.finish_reason or ("tool_calls" if calls else "stop")),
+            "durationMs": max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000),
+        }
+        if call.input_tokens is not None or call.output_tokens is not None:
+            payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
+        self.rec.emit(
+            {
+                "type": T_LLM_END,
+                "payload": payload,
+                "meta": self._meta(node, end=True),
+            }
+        )
+
+    def _sources(self, node: Node, call: LLMCall) -> None:
+        """Commit every not-yet-seen input source of this call and record what the call reads."""
+        step = node.step_id
+        self.reads.setdefault(step, {})
+        if not call.captured:
+            self._flush_retrievals([])
+            self.uncaptured_llm += 1
+            self._structural_reads(step)
+            return
+        # (text, message index and role, or None for gen_ai.system_instructions)
+        system_texts: list[tuple[str, tuple[int, str] | None]] = [(t, None) for t in call.system]
+        for i, msg in enumerate(call.inputs):
+            if msg.role in ("system", "developer"):
+                system_texts.append((msg.text(), (i, msg.role)))
+        parts = [(p, where) for text, where in system_texts for p in split_paragraphs(text)]
+        lines = [
+            ln
+            for m in call.inputs
+            if m.role not in ("system", "developer")
+            for ln in m.text().splitlines()
+        ]
+        self.doc_parts |= self._flush_retrievals([p for p, _ in parts] + lines)
+        for ordinal, (part, where) in enumerate(parts, start=1):
+            if part not in self.doc_parts:
+                self._system_part(step, part, ordinal, node, where)
+        all_text = "\n".join(m.text() for m in call.inputs)
+        for i, msg in enumerate(call.inputs):
+            if msg.role in ("system", "developer"):
+                continue
+            if msg.role == "assistant":
+                self._assistant_message(step, i, msg, node)
+            elif msg.role == "tool":
+                self._tool_message(step, i, msg, node)
+            else:
+                self._plain_message(
+                    step,
+                    i,
+                    msg,
+                    node,
+                    producer="run-input" if msg.role == "user" else "not-in-trace",
+                )
+        # A document leaves the candidates once a call no longer carries it (it left the window).
+        keep = []
+        for doc in self.docs:
+            content = doc["content"]
+            if content and content in all_text:
+                self._read(step, f"doc:{doc['id']}", doc["step"], doc["by"])
+                doc["consumed"] = True
+                keep.append(doc)
+            elif not content and not doc["consumed"]:
+                self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
+                doc["consumed"] = True
+            elif not doc["consumed"]:
+                keep.append(doc)
+        self.docs = keep
+
+    def _structural_reads(self, step: str) -> None:
+        """No content: the call reads the previous call's output and the tools and documents since."""
+        if self.llm_outputs:
+            prev = self.llm_outputs[-1][0]
+            self._read(step, f"out:{prev}", prev, "structure")
+        if self.llm_outputs:
+            for tool in self.asked_tools.get(self.llm_outputs[-1][0], []):
+                self._read(step, self.sources[tool]["key"], tool, "structure")
+        for doc in self.docs:
+            if not doc["consumed"]:
+                self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
+                doc["consumed"] = True
+        self.docs = []
+
+    def _system_part(
+        self, reader: str, text: str, ordinal: int, node: Node, where: tuple[int, str] | None
+    ) -> None:
+        step = self.system_parts.get(text)
+        if step is None:
+            part_id = f"system-instructions.p{ordinal}"
+            n = 1
+            while part_id in self.part_ids:
+                n += 1
+                part_id = f"system-instructions.p{ordinal}.v{n}"
+            self.part_ids[part_id] = text
+            step = f"{part_id}#{node.index}"
+            self.system_parts[text] = step
+            self._commit(
+                step,
+                "SystemInstruction",
+                part_id,
+                {
+                    f"in:{step}": text,
+                    "systemPromptInjections": [
+                        {"source": "instructions", "sourceId": part_id, "rawContent": text}
+                    ],
+                },
+            )
+            self.sources[step] = {"kind": "system-instruction", "partId": part_id, "text": text}
+            if where is not None:
+                self.sources[step]["messageIndex"], self.sources[step]["role"] = where
+            self.rec.emit(
+                {
+                    "type": T_CONTEXT_INJECTED,
+                    "payload": {
+                        "contentSummary": text[:200],
+                        "slot": "system-prompt",
+                        "source": "instructions",
+                        "sourceId": part_id,
+                        "reason": "system-instruction part (imported)",
+                    },
+                    "meta": self._meta(node),
+                }
+            )
+        self._read(reader, f"in:{step}", step, "input")
+
+    def _plain_message(
+        self, reader: str, index: int, msg: Message, node: Node, producer: str
+    ) -> None:
+        text = msg.text()
+        key = (index, msg.role, text)
+        step = self.messages.get(key)
+        if step is None:
+            step = f"message:{clean(msg.role)}.{index}#{node.index}"
+            self.messages[key] = step
+            self._commit(
+                step,
+                f"{msg.role.capitalize()}Message",
+                f"message:{clean(msg.role)}.{index}",
+                {f"in:{step}": text},
+                untracked=True,
+            )
+            self.sources[step] = {
+                "kind": "message",
+                "messageIndex": index,
+                "role": msg.role,
+                "producer": producer,
+                "text": text,
+            }
+        self._read(reader, f"in:{step}", step, "input")
+
+    def _assistant_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
+        for call_id in msg.tool_call_ids():
+            llm = self.llm_by_call_id.get(call_id)
+            if llm is not None:
+                self._read(reader, f"out:{llm}", llm, "id")
+                return
+        text = msg.text().strip()
+        llm = self.llm_by_text.get(text) if text else None
+        if llm is not None:
+            self._read(reader, f"out:{llm}", llm, "content")
+            return
+        self._plain_message(reader, index, msg, node, producer="not-in-trace")
+
+    def _tool_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
+        for part in msg.parts:
+            if part.kind != "tool_result":
+                continue
+            tool = self.tool_by_id.get(part.id) if part.id else None
+            if tool is not None:
+                by = "content" if part.id in self.adopted_ids else "id"
+                self._read(reader, self.sources[tool]["key"], tool, by)
+                continue
+            tool = self.tool_by_text.get(part.text.strip())
+            if tool is not None and part.text.strip():
+                self._read(reader, self.sources[tool]["key"], tool, "content")
+                continue
+            self._plain_message(
+                reader, index, Message("tool", [part]), node, producer="not-in-trace"
+            )
+
+    # ------------------------------------------------------------------ tools and retrieval
+
+    def _tool_end(self, node: Node, op: ToolCall) -> None:
+        step = node.step_id
+        self.tool_steps.append(step)
+        asked, by = self._asker(op)
+        if not op.call_id and asked is not None:
+            # No id on the span: take the id of the call that asked for this tool by name (the
+            # first one not yet claimed), so the rerun spec can still name the tool call.
+            for m in self.llm_outputs_by_step.get(asked, []):
+                for p in m.parts:
+                    if (
+                        p.kind == "tool_call"
+                        and p.name == op.name
+                        and p.id
+                        and p.id not in self.tool_by_id
+                    ):
+                        op.call_id = p.id
+                        self.adopted_ids.add(p.id)
+                        break
+                if op.call_id:
+                    break
+        key = f"tool:{op.call_id or step}"
+        if asked is not None:
+            self._read(step, f"out:{asked}", asked, by)
+            self.tool_asked[step] = asked
+            self.asked_tools.setdefault(asked, []).append(step)
+        last: dict[str, Any] = {"toolName": op.name}
+        if op.result is not None:
+            last["result"] = op.result
+        self._commit(
+            step,
+            node.span.name,
+            _stage_id(step),
+            {key: op.result if op.result is not None else _NONE, "lastToolResult": last},
+        )
+        self.sources[step] = {
+            "kind": "tool",
+            "toolName": op.name,
+            "toolCallId": op.call_id,
+            "callIdFrom": "llm-output"
+            if op.call_id in self.adopted_ids
+            else ("span" if op.call_id else "none"),
+            "spanId": node.span.span_id,
+            "key": key,
+        }
+        if op.call_id:
+            self.tool_by_id.setdefault(op.call_id, step)
+        if op.result:
+            self.tool_by_text[op.result.strip()] = step
+        payload: dict[str, Any] = {
+            "toolCallId": op.call_id or step,
+            "durationMs": max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000),
+        }
+        if op.result is not None:
+            payload["result"] = op.result
+        if node.span.status == "ERROR":
+            payload["error"] = node.span.status_message or "span status ERROR"
+        self.rec.emit(
+            {
+                "type": T_TOOL_END,
+                "payload": payload,
+                "meta": self._meta(node, end=True),
+            }
+        )
+
+    def _asker(self, op: ToolCall) -> tuple[str | None, str]:
+        if op.call_id and op.call_id in self.llm_by_call_id:
+            return self.llm_by_call_id[op.call_id], "id"
+        if op.name in self.llm_by_tool_name:
+            return self.llm_by_tool_name[op.name], "content"
+        if self.llm_outputs:
+            return self.llm_outputs[-1][0], "structure"
+        return None, "structure"
+
+    def _retrieval(self, node: Node, op: Retrieval) -> None:
+        """Documents are committed when the next LLM call starts (or the run ends): a document
+        exported without its text often shows up, under its id, inside that call's input."""
+        self.pending.append((node, op))
+
+    def _flush_retrievals(self, inputs: list[str]) -> set[str]:
+        """Commit pending retrievals; return the input parts that turned out to be documents."""
+        owned: set[str] = set()
+        pending, self.pending = self.pending, []
+        for node, op in pending:
+            step = node.step_id
+            values: dict[str, Any] = {}
+            records = []
+            for rank, doc in enumerate(op.documents):
+                content, by = doc.content, "content"
+                if content is None:
+                    for part in inputs:
+                        if doc.id in part:
+                            content, by = part, "id"
+                            owned.add(part)
+                            break
+                elif len(content) >= _MIN_DOC_CHARS:
+                    # The part that quotes the document is the document, not an instruction.
+                    owned.update(part for part in inputs if content in part)
+                values[f"doc:{doc.id}"] = content if content is not None else _NONE
+                rec: dict[str, Any] = {"source": "rag", "sourceId": doc.id}
+                if content is not None:
+                    rec["rawContent"] = content
+                records.append(rec)
+                if content is not None:
+                    owned.add(content)
+                self.docs.append(
+                    {"id": doc.id, "content": content, "step": step, "consumed": False, "by": by}
+                )
+                payload: dict[str, Any] = {
+                    "slot": "messages",
+                    "source": "rag",
+                    "sourceId": doc.id,
+                    "reason": f"retrieved by {node.span.name}",
+                    "rankPosition": rank,
+                }
+                if content:
+                    payload["contentSummary"] = content[:200]
+                if doc.score is not None:
+                    payload["retrievalScore"] = doc.score
+                self.rec.emit(
+                    {
+                        "type": T_CONTEXT_INJECTED,
+                        "payload": payload,
+                        "meta": self._meta(node, end=True),
+                    }
+                )
+            values["messagesInjections"] = records
+            self._commit(step, node.span.name, _stage_id(step), values)
+            self.sources[step] = {
+                "kind": "retrieval",
+                "spanId": node.span.span_id,
+                "query": op.query,
+                "documents": [d.id for d in op.documents],
+            }
+        return owned
+
+
+class _Clock:
+    """The recorder's clock: the current span time in ms, read from a shared cell."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: list[int]) -> None:
+        self.cell = cell
+
+    def __call__(self) -> int:
+        return self.cell[0]
+
+
+class _NoneType:
+    __slots__ = ()
+
+
+_NONE: Any = _NoneType()
+
+
+def _stage_id(step: str) -> str:
+    return step.rpartition("#")[0] or step
+
+
+def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
+    """Pre/post-order over the span tree with an explicit stack (traces can be deep)."""
+    stack: list[tuple[Node, bool]] = [(root, True)]
+    while stack:
+        node, entering = stack.pop()
+        yield node, entering
+        if entering:
+            stack.append((node, False))
+            stack.extend((c, True) for c in reversed(node.children))
+
+
+def step_label(reading: Reading, span: Span) -> str:
+    """The readable stage part of a step id (``chat``, ``execute_tool:get_refund_policy``)."""
+    a = span.attributes
+    op = reading.op
+    if reading.role == "llm":
+        name = a.get("gen_ai.operation.name")
+        return clean(name if isinstance(name, str) and name else span.name)
+    if reading.role == "tool" and isinstance(op, ToolCall):
+        return f"execute_tool:{clean(op.name)}"
+    if reading.role == "agent" and isinstance(op, Boundary) and op.name:
+        return f"invoke_agent:{clean(op.name)}"
+    if reading.role == "chain" and isinstance(op, Boundary):
+        return f"chain:{clean(op.name)}"
+    if reading.role == "retrieval":
+        source = a.get("gen_ai.data_source.id")
+        name = (
+            source if isinstance(source, str) and source else span.name.removeprefix("retrieval ")
+        )
+        return "retrieval" if name in ("retrieval", "retrieve") else f"retrieval:{clean(name)}"
+    return clean(span.name)
+
+
+def build_tree(
+    spans: list[Span],
+    flags: list[tuple[str, str]],
+    name: str,
+    readings: dict[str, Reading] | None = None,
+) -> Node:
+    """The span tree of one trace: duplicates, missing parents, cycles and time-range escapes are
+    kept with a flag; several roots hang under a synthesized run node."""
+    by_id: dict[str, Node] = {}
+    dups = 0
+    for s in spans:
+        if s.span_id in by_id:
+            dups += 1
+            continue
+        reading = readings.get(s.span_id) if readings is not None else None
+        by_id[s.span_id] = Node(s, reading if reading is not None else read_span(s))
+    if dups:
+        flags.append(
+            (
+                "duplicate-span-ids",
+                f"{dups} span(s) repeat an earlier span id; the first of each was kept",
+            )
+        )
+    roots: list[Node] = []
+    orphans: list[str] = []
+    for node in by_id.values():
+        pid = node.span.parent_id
+        if pid is None:
+            roots.append(node)
+        elif pid not in by_id:
+            orphans.append(f"{node.span.name!r} ({node.span.span_id})")
+            roots.append(node)
+        else:
+            by_id[pid].children.append(node)
+    if orphans:
+        flags.append(
+            (
+                "orphan-spans",
+                f"{len(orphans)} span(s) name a parent not in the trace, kept at the top: "
+                + ", ".join(orphans[:3]),
+            )
+        )
+    # Spans on a parent cycle are unreachable from any root: cut each cycle at one span.
+    reached: set[str] = set()
+    for r in roots:
+        for n, entering in _walk(r):
+            if entering:
+                reached.add(n.span.span_id)
+    cut = []
+    for node in by_id.values():
+        if node.span.span_id in reached:
+            continue
+        parent = by_id.get(node.span.parent_id) if node.span.parent_id is not None else None
+        if parent is not None and node in parent.children:
+            parent.children.remove(node)
+        roots.append(node)
+        cut.append(f"{node.span.name!r} ({node.span.span_id})")
+        for n, entering in _walk(node):
+            if entering:
+                reached.add(n.span.span_id)
+    if cut:
+        flags.append(("parent-cycle", f"parent links form a cycle; cut at {', '.join(cut[:3])}"))
+    outside = 0
+    for node in by_id.values():
+        node.children.sort(key=lambda c: (c.span.start_ns, c.span.end_ns))
+        for c in node.children:
+            if c.span.start_ns < node.span.start_ns or c.span.end_ns > node.span.end_ns:
+                outside += 1
+    if outside:
+        flags.append(
+            (
+                "span-outside-parent",
+                f"{outside} span(s) start or end outside their parent's time range; nesting kept from the parent links",
+            )
+        )
+    unknown = sum(1 for n in by_id.values() if n.span.kind == "UNSPECIFIED")
+    if unknown:
+        flags.append(
+            (
+                "unknown-span-kind",
+                f"{unknown} span(s) have an unspecified or unknown span kind; read by their attributes",
+            )
+        )
+    roots.sort(key=lambda r: (r.span.start_ns, r.span.end_ns))
+    if len(roots) == 1:
+        return roots[0]
+    first = roots[0].span
+    synthetic = Span(
+        trace_id=first.trace_id,
+        span_id="",
+        parent_id=None,
+        name=f"trace {first.trace_id}",
+        kind="INTERNAL",
+        start_ns=min(r.span.start_ns for r in roots),
+        end_ns=max(r.span.end_ns for r in roots),
+        status="UNSET",
+        status_message="",
+        attributes={},
+    )
+    return Node(synthetic, Reading(None, "other", "none"), children=roots)
+
+
+def synthesize(
+    spans: list[Span],
+    flags: list[tuple[str, str]],
+    name: str,
+    readings: dict[str, Reading] | None = None,
+    axis_note: str = "",
+    detail: Mode = "full",
+    max_events: object = DEFAULT_MAX_EVENTS,
+) -> Synthesis:
+    """One trace's spans → recording (``{snapshot, events, import}``) with its flags.
+
+    ``readings`` replaces the convention reading of the spans it names (transcripts build their
+    calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag.
+    """
+    root = build_tree(spans, flags, name, readings)
+    nodes: list[Node] = []
+    for node, entering in _walk(root):
+        if entering:
+            node.index = len(nodes)
+            node.step_id = f"{step_label(node.reading, node.span)}#{node.index}"
+            nodes.append(node)
+    b = _Builder(nodes, root, flags, detail, max_events)
+    b.build()
+    for node in nodes:  # content is read during the build: its problems are known only now
+        flags.extend(node.reading.problems)
+    recording = b.rec.to_recording()
+    snap = recording["snapshot"]
+    snap["runId"] = root.span.trace_id
+    # A flat tree: one child per step, so reads are found without deep nesting.
+    snap["executionTree"] = {
+        "name": root.span.name,
+        "children": [
+            {"runtimeStageId": step, "name": step, "stageReads": keys}
+            for step, keys in b.reads.items()
+        ],
+    }
+    counts = {
+        "spans": len(nodes) - (1 if not root.span.span_id else 0),
+        "llmCalls": len(b.llm_steps),
+        "toolCalls": len(b.tool_steps),
+        "llmCallsWithoutContent": b.uncaptured_llm,
+        "matchedByContent": b.by_content,
+        "matchedByStructure": b.by_structure,
+    }
+    out_flags = list(flags)
+    out_flags.append(
+        (
+            "synthesized-commit-axis",
+            axis_note
+            or "the commit axis is the span start order (a span that contains others commits when it ends), synthesized by the importer: the trace has no commits of its own",
+        )
+    )
+    if b.uncaptured_llm:
+        out_flags.append(
+            (
+                "content-not-captured",
+                f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {_CAPTURE_HINT}",
+            )
+        )
+    if b.by_content:
+        out_flags.append(
+            (
+                "matched-by-content",
+                f"{b.by_content} input source(s) were linked to the span that produced them by identical content (the trace has no id for them)",
+            )
+        )
+    if b.by_structure:
+        out_flags.append(
+            (
+                "matched-by-structure",
+                f"{b.by_structure} input source(s) were linked by position only (no id and no content to match)",
+            )
+        )
+    recording[IMPORT_KEY] = {
+        "sources": b.sources,
+        "matches": b.matches,
+        "llmCallIds": b.llm_steps,
+        "flags": [{"flag": f, "note": n} for f, n in out_flags],
+        "counts": counts,
+    }
+    return Synthesis(recording, out_flags, b.llm_steps, b.tool_steps, counts, b.rec)

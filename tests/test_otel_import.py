@@ -1,0 +1,578 @@
+"""The trace and transcript importers on small hand-written inputs: conventions (current, older,
+OpenInference), matching by id and by content, bad input, and the synthesized recording read by
+today's ``afp events/aggregate/bisect``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from agentbisect.errors import InputError, UsageError
+from agentbisect.importers.synthesize import IMPORT_KEY
+from agentbisect.importers.traces import import_trace
+from agentbisect.importers.traces import sniff as trace_sniff
+from agentbisect.importers.transcript import import_transcript
+from agentbisect.importers.transcript import sniff as transcript_sniff
+from tests.conftest import ROOT
+from tests.otel_build import (
+    ANSWER,
+    DOC_A,
+    POLICY,
+    QUESTION,
+    TRACE,
+    av,
+    export,
+    refund_otlp,
+    refund_spans,
+    span,
+)
+
+
+def _afp(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "agentbisect", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def _events(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    return rec["snapshot"]["recorders"][0]["data"]
+
+
+def _write(tmp_path: Path, rec: dict[str, Any]) -> str:
+    path = tmp_path / "run.json"
+    path.write_bytes(msgspec.json.encode(rec))
+    return str(path)
+
+
+def test_refund_trace_steps_reads_and_counts() -> None:
+    r = import_trace("t.json", refund_otlp())
+    assert r.llm_steps == ["chat#1", "chat#4"]
+    assert r.tool_steps == ["execute_tool:get_refund_policy#2"]
+    log = r.recording["snapshot"]["commitLog"]
+    assert [c["runtimeStageId"] for c in log] == [
+        "system-instructions.p1#1",
+        "system-instructions.p2#1",
+        "message:user.0#1",
+        "chat#1",
+        "execute_tool:get_refund_policy#2",
+        "retrieval#3",
+        "message:user.3#4",
+        "chat#4",
+    ]
+    reads = {
+        n["runtimeStageId"]: list(n["stageReads"])
+        for n in r.recording["snapshot"]["executionTree"]["children"]
+    }
+    assert reads["execute_tool:get_refund_policy#2"] == ["out:chat#1"]
+    assert reads["chat#4"] == [
+        "in:system-instructions.p1#1",
+        "in:system-instructions.p2#1",
+        "in:message:user.0#1",
+        "out:chat#1",
+        "tool:call_1",
+        "in:message:user.3#4",
+        "doc:doc-a",
+    ]
+    # only the weaker links are listed: the assistant output and the tool result match by id
+    assert r.recording[IMPORT_KEY]["matches"] == [
+        {"reader": "chat#4", "source": "retrieval#3", "by": "content"}
+    ]
+    assert [f for f, _ in r.flags] == ["synthesized-commit-axis", "matched-by-content"]
+    sources = r.recording[IMPORT_KEY]["sources"]
+    assert sources["message:user.0#1"] == {
+        "kind": "message",
+        "messageIndex": 0,
+        "role": "user",
+        "producer": "run-input",
+        "text": QUESTION,
+    }
+    assert sources["system-instructions.p2#1"]["text"] == "Always cite the refund policy."
+    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    assert [e["usage"] for e in ends] == [
+        {"input": 120, "output": 18},
+        {"input": 210, "output": 25},
+    ]
+    assert ends[1]["content"] == ANSWER
+    tool_end = next(e for e in _events(r.recording) if e["type"] == "tool.end")
+    assert tool_end["result"] == POLICY and tool_end["toolCallId"] == "call_1"
+    injected = [
+        e for e in _events(r.recording) if e["type"] == "context.injected" and e["source"] == "rag"
+    ]
+    assert [(e["sourceId"], e["retrievalScore"], e["contentSummary"]) for e in injected] == [
+        ("doc-a", 0.91, DOC_A)
+    ]
+
+
+def test_afp_reads_the_synthesized_recording(tmp_path: Path) -> None:
+    path = _write(tmp_path, import_trace("t.json", refund_otlp()).recording)
+    agg = _afp("aggregate", path, "--json")
+    assert agg.returncode == 0, agg.stderr
+    run = json.loads(agg.stdout)["run"]
+    assert (run["llmCalls"], run["toolCalls"], run["tokens"]) == (
+        2,
+        1,
+        {"input": 330, "output": 43},
+    )
+    ev = _afp("events", path)
+    assert ev.returncode == 0
+    types = [json.loads(line)["type"] for line in ev.stdout.splitlines()]
+    assert types.count("llm.start") == 2 and types.count("tool.end") == 1
+    bis = _afp("bisect", path, "--at-llm", "-1", "--json")
+    assert bis.returncode == 0, bis.stderr
+    report = json.loads(bis.stdout)
+    assert report["step"] == "chat#4"
+    tool = next(s for s in report["suspects"] if s["kind"] == "tool")
+    assert tool["detail"] == {"toolName": "get_refund_policy", "text": POLICY}
+    # several hops back: the call that asked for the tool, through the tool's result
+    asked = next(s for s in report["suspects"] if s["source"] == "chat#1")
+    assert [(h["from"], h["to"], h.get("key")) for h in asked["edgePath"]] == [
+        ("chat#4", "execute_tool:get_refund_policy#2", "tool:call_1"),
+        ("execute_tool:get_refund_policy#2", "chat#1", "out:chat#1"),
+    ]
+    kinds = {(s["kind"], s.get("detail", {}).get("injectionId")) for s in report["suspects"]}
+    assert ("injection", "doc-a") in kinds and ("injection", "system-instructions.p1") in kinds
+    assert ("arg", None) in kinds
+
+
+def test_older_conventions_per_message_log_records_and_indexed_attributes() -> None:
+    """2.3b0-style: content only in log records (one per message), joined by span id; and the
+    OpenLLMetry indexed gen_ai.prompt.N.* form on another span."""
+    chat = span(
+        "c000000000000001",
+        "chat gpt-4o",
+        0,
+        10,
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 7,
+            "gen_ai.usage.output_tokens": 3,
+        },
+    )
+    indexed = span(
+        "c000000000000002",
+        "openai.chat",
+        20,
+        30,
+        {
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.prompt.0.role": "user",
+            "gen_ai.prompt.0.content": "hi again",
+            "gen_ai.completion.0.role": "assistant",
+            "gen_ai.completion.0.content": "hello twice",
+            "gen_ai.completion.0.finish_reason": "stop",
+            "gen_ai.usage.prompt_tokens": 5,
+            "gen_ai.usage.completion_tokens": 2,
+        },
+    )
+
+    def log(name: str, body: dict[str, Any], t: int) -> dict[str, Any]:
+        return {
+            "timeUnixNano": str(t),
+            "traceId": TRACE,
+            "spanId": "c000000000000001",
+            "eventName": name,
+            "body": av(body),
+            "attributes": [{"key": "gen_ai.system", "value": av("openai")}],
+        }
+
+    doc = export([chat, indexed])
+    doc["resourceLogs"] = [
+        {
+            "scopeLogs": [
+                {
+                    "logRecords": [
+                        log("gen_ai.system.message", {"content": "Be brief."}, 1),
+                        log("gen_ai.user.message", {"content": "hi"}, 2),
+                        log(
+                            "gen_ai.choice",
+                            {"index": 0, "finish_reason": "stop", "message": {"content": "hello"}},
+                            3,
+                        ),
+                    ]
+                }
+            ]
+        }
+    ]
+    r = import_trace("t.json", json.dumps(doc).encode())
+    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    assert [(e["content"], e["usage"]) for e in ends] == [
+        ("hello", {"input": 7, "output": 3}),
+        ("hello twice", {"input": 5, "output": 2}),
+    ]
+    assert r.recording[IMPORT_KEY]["sources"]["system-instructions.p1#1"]["text"] == "Be brief."
+    assert "content-not-captured" not in [f for f, _ in r.flags]
+
+
+def test_logs_in_a_second_file_join_by_span_id() -> None:
+    chat = span(
+        "c000000000000001",
+        "chat gpt-4o",
+        0,
+        10,
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
+    )
+    logs = {
+        "resourceLogs": [
+            {
+                "scopeLogs": [
+                    {
+                        "logRecords": [
+                            {
+                                "observedTimeUnixNano": "5",
+                                "traceId": TRACE,
+                                "spanId": "c000000000000001",
+                                "eventName": "gen_ai.client.inference.operation.details",
+                                "attributes": [
+                                    {
+                                        "key": "gen_ai.input.messages",
+                                        "value": av(
+                                            [
+                                                {
+                                                    "role": "user",
+                                                    "parts": [{"type": "text", "content": "q?"}],
+                                                }
+                                            ]
+                                        ),
+                                    },
+                                    {
+                                        "key": "gen_ai.output.messages",
+                                        "value": av(
+                                            [
+                                                {
+                                                    "role": "assistant",
+                                                    "parts": [{"type": "text", "content": "a!"}],
+                                                }
+                                            ]
+                                        ),
+                                    },
+                                ],
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
+    alone = import_trace("t.json", json.dumps(export([chat])).encode())
+    assert "content-not-captured" in [f for f, _ in alone.flags]
+    joined = import_trace(
+        "t.json", json.dumps(export([chat])).encode(), logs=[("l.json", json.dumps(logs).encode())]
+    )
+    assert "content-not-captured" not in [f for f, _ in joined.flags]
+    assert [e["content"] for e in _events(joined.recording) if e["type"] == "llm.end"] == ["a!"]
+
+
+def test_openinference_llm_tool_and_retriever_spans() -> None:
+    llm1 = span(
+        "c000000000000001",
+        "ChatCompletion",
+        10,
+        20,
+        {
+            "openinference.span.kind": "LLM",
+            "llm.model_name": "gpt-4o-mini-2024-07-18",
+            "llm.token_count.prompt": 40,
+            "llm.token_count.completion": 9,
+            "llm.input_messages.0.message.role": "system",
+            "llm.input_messages.0.message.content": "Be exact.",
+            "llm.input_messages.1.message.role": "user",
+            "llm.input_messages.1.message.content": "Weather in Oslo?",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.id": "tc9",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "weather",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"city":"Oslo"}',
+        },
+        parent="a000000000000001",
+    )
+    tool = span(
+        "t000000000000001",
+        "weather",
+        21,
+        25,
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "weather",
+            "input.value": '{"city":"Oslo"}',
+            "output.value": "Oslo: 31 degrees and sunny",
+        },
+        parent="a000000000000001",
+    )
+    retr = span(
+        "r000000000000001",
+        "retrieve",
+        26,
+        28,
+        {
+            "openinference.span.kind": "RETRIEVER",
+            "input.value": "Oslo climate",
+            "retrieval.documents.0.document.id": "climate-1",
+            "retrieval.documents.0.document.content": "Oslo summers are mild.",
+            "retrieval.documents.0.document.score": 0.5,
+        },
+        parent="a000000000000001",
+    )
+    llm2 = span(
+        "c000000000000002",
+        "ChatCompletion",
+        30,
+        40,
+        {
+            "openinference.span.kind": "LLM",
+            "llm.model_name": "gpt-4o-mini-2024-07-18",
+            "llm.token_count.prompt": 80,
+            "llm.token_count.completion": 12,
+            "llm.input_messages.0.message.role": "system",
+            "llm.input_messages.0.message.content": "Be exact.",
+            "llm.input_messages.1.message.role": "user",
+            "llm.input_messages.1.message.content": "Weather in Oslo?",
+            "llm.input_messages.2.message.role": "assistant",
+            "llm.input_messages.2.message.tool_calls.0.tool_call.id": "tc9",
+            "llm.input_messages.2.message.tool_calls.0.tool_call.function.name": "weather",
+            "llm.input_messages.3.message.role": "tool",
+            "llm.input_messages.3.message.content": "Oslo: 31 degrees and sunny",
+            "llm.input_messages.4.message.role": "user",
+            "llm.input_messages.4.message.content": "Note: Oslo summers are mild.",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.content": "It is 31 degrees and sunny in Oslo.",
+        },
+        parent="a000000000000001",
+    )
+    agent = span("a000000000000001", "agent", 0, 50, {"openinference.span.kind": "AGENT"})
+    r = import_trace("t.json", json.dumps(export([llm1, tool, retr, llm2, agent])).encode())
+    assert r.llm_steps == ["ChatCompletion#1", "ChatCompletion#4"]
+    assert r.tool_steps == ["execute_tool:weather#2"]
+    by = {(m["reader"], m["source"]): m["by"] for m in r.recording[IMPORT_KEY]["matches"]}
+    # the tool span has no call id: its result is matched to the tool message by content
+    assert by[("ChatCompletion#4", "execute_tool:weather#2")] == "content"
+    assert by[("execute_tool:weather#2", "ChatCompletion#1")] == "content"
+    assert by[("ChatCompletion#4", "retrieval#3")] == "content"
+    assert "matched-by-content" in [f for f, _ in r.flags]
+
+
+def test_no_content_ranks_by_structure(tmp_path: Path) -> None:
+    spans = refund_spans()
+    for s in spans:
+        s["attributes"] = [
+            a
+            for a in s["attributes"]
+            if a["key"]
+            not in (
+                "gen_ai.input.messages",
+                "gen_ai.output.messages",
+                "gen_ai.system_instructions",
+                "gen_ai.tool.call.result",
+                "gen_ai.tool.call.arguments",
+                "gen_ai.retrieval.documents",
+            )
+        ]
+    r = import_trace("t.json", json.dumps(export(spans)).encode())
+    note = dict(r.flags)["content-not-captured"]
+    assert note.startswith("2 of 2 LLM call(s)")
+    assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only" in note
+    reads = {
+        n["runtimeStageId"]: list(n["stageReads"])
+        for n in r.recording["snapshot"]["executionTree"]["children"]
+    }
+    assert reads["chat#4"] == ["out:chat#1", "tool:call_1"]
+    report = json.loads(
+        _afp("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+    )
+    assert [(s["kind"], s["source"]) for s in report["suspects"]] == [
+        ("stage", "chat#1"),
+        ("tool", "execute_tool:get_refund_policy#2"),
+    ]
+    assert all("semanticScore" not in s for s in report["suspects"])
+
+
+def test_several_traces_pick_the_last_ended_root_or_the_named_one() -> None:
+    other = "0af7651916cd43dd8448eb211c80319c"
+    doc = export(refund_spans(other, offset=500) + refund_spans())
+    data = json.dumps(doc).encode()
+    r = import_trace("t.json", data)
+    assert r.recording[IMPORT_KEY]["traceId"] == other
+    note = dict(r.flags)["multiple-runs"]
+    assert note.startswith(
+        "the file holds 2 traces (0af7651916cd43dd8448eb211c80319c (invoke_agent refund_agent), "
+    )
+    picked = import_trace("t.json", data, trace_id=TRACE.upper())
+    assert picked.recording[IMPORT_KEY]["traceId"] == TRACE
+    assert "multiple-runs" not in [f for f, _ in picked.flags]
+    with pytest.raises(UsageError, match="no trace 'abc'"):
+        import_trace("t.json", data, trace_id="abc")
+
+
+def test_json_lines_base64_ids_and_enum_names() -> None:
+    import base64
+
+    spans = refund_spans()
+    lines = b"\n".join(json.dumps(export([s])).encode() for s in spans)
+    r = import_trace("t.jsonl", lines)
+    assert r.recording[IMPORT_KEY]["format"] == "OTLP/JSON Lines"
+    assert r.llm_steps == ["chat#1", "chat#4"]
+    b64 = base64.b64encode(bytes.fromhex("0123456789abcdef")).decode()
+    one = span(b64, "chat x", 0, 1, {"gen_ai.operation.name": "chat"})
+    one["kind"] = "SPAN_KIND_CLIENT"
+    one["traceId"] = base64.b64encode(bytes.fromhex(TRACE)).decode()
+    r2 = import_trace("t.json", json.dumps(export([one])).encode())
+    assert r2.llm_steps == ["chat#0"]
+    assert r2.recording[IMPORT_KEY]["traceId"] == TRACE
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_malformed_attributes_are_kept_out_with_a_flag() -> None:
+    spans = refund_spans()
+    spans[1]["attributes"].append({"key": "gen_ai.usage.cache", "value": {"intValue": "lots"}})
+    for a in spans[1]["attributes"]:
+        if a["key"] == "gen_ai.usage.output_tokens":
+            a["value"] = {"stringValue": "eighteen"}
+    for a in spans[4]["attributes"]:
+        if a["key"] == "gen_ai.input.messages":
+            a["value"] = {"stringValue": "[{not json"}
+    r = import_trace("t.json", json.dumps(export(spans)).encode())
+    notes = [n for f, n in r.flags if f == "malformed-attribute"]
+    assert len(notes) == 3
+    assert "'gen_ai.usage.cache'" in notes[0] and "c000000000000001" in notes[0]
+    assert "gen_ai.usage.output_tokens is not a token count ('eighteen')" in notes[1]
+    assert "gen_ai.input.messages" in notes[2] and "c000000000000002" in notes[2]
+    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    assert ends[0]["usage"] == {"input": 120, "output": 0}
+
+
+def test_tree_problems_are_kept_with_flags() -> None:
+    spans = refund_spans()
+    spans[2]["parentSpanId"] = "ffffffffffffffff"  # missing parent
+    dup = dict(spans[3])
+    spans.append(dup)  # duplicate id
+    spans[4]["endTimeUnixNano"] = str(
+        int(spans[0]["endTimeUnixNano"]) + 5_000_000
+    )  # outside parent
+    cyc1 = span("e000000000000001", "loop a", 0, 1, {}, parent="e000000000000002")
+    cyc2 = span("e000000000000002", "loop b", 0, 1, {}, parent="e000000000000001")
+    spans += [cyc1, cyc2]
+    spans[0]["kind"] = "SPAN_KIND_WHATEVER"
+    r = import_trace("t.json", json.dumps(export(spans)).encode())
+    flags = dict(r.flags)
+    assert flags["duplicate-span-ids"].startswith("1 span(s)")
+    assert flags["orphan-spans"].startswith("1 span(s) name a parent not in the trace")
+    assert "'execute_tool get_refund_policy' (t000000000000001)" in flags["orphan-spans"]
+    assert flags["parent-cycle"].startswith("parent links form a cycle; cut at 'loop a'")
+    assert flags["span-outside-parent"].startswith("1 span(s)")
+    assert flags["unknown-span-kind"].startswith("1 span(s)")
+    assert r.counts["llmCalls"] == 2 and r.counts["toolCalls"] == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"resourceSpans": []}', "t.json: expected at least one span"),
+        (
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}',
+            "span 'x' (no id) has no spanId",
+        ),
+        (b'{"resourceSpans": [{"scopeSpans": 7}]}', "expected an OTLP/JSON export request"),
+        (b'{"resourceSpans": []}\n{"resourceSpans": [}', "t.json at line 2: not valid JSON"),
+    ],
+)
+def test_unusable_traces_are_one_line_input_errors(data: bytes, message: str) -> None:
+    with pytest.raises(InputError) as err:
+        import_trace("t.json", data)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+# --------------------------------------------------------------------------- transcripts
+
+
+TRANSCRIPT = {
+    "messages": [
+        {"role": "system", "content": "You are a travel agent.\nAlways quote prices in EUR."},
+        {"role": "user", "content": "How much is a flight to Lisbon?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "search_flights", "arguments": '{"to": "LIS"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "Flight to Lisbon: 1200 EUR"},
+        {"role": "assistant", "content": "A flight to Lisbon costs 1200 EUR."},
+    ]
+}
+
+
+@pytest.mark.parametrize("form", ["object", "array", "jsonl"])
+def test_transcript_forms(form: str, tmp_path: Path) -> None:
+    msgs = TRANSCRIPT["messages"]
+    data = {
+        "object": json.dumps(TRANSCRIPT),
+        "array": json.dumps(msgs),
+        "jsonl": "\n".join(json.dumps(m) for m in msgs),
+    }[form].encode()
+    assert transcript_sniff(data) and not trace_sniff(data)
+    r = import_transcript("t.json", data)
+    assert r.llm_steps == ["chat#1", "chat#3"]
+    assert r.tool_steps == ["execute_tool:search_flights#2"]
+    assert "no-token-usage" in dict(r.flags)
+    report = json.loads(
+        _afp("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+    )
+    tool = next(s for s in report["suspects"] if s["kind"] == "tool")
+    assert tool["detail"]["toolName"] == "search_flights"
+    assert [(h["from"], h["to"]) for h in tool["edgePath"]] == [
+        ("chat#3", "execute_tool:search_flights#2")
+    ]
+
+
+def test_multi_agent_history_boundaries(tmp_path: Path) -> None:
+    history = {
+        "history": [
+            {"role": "user", "name": "user", "content": "Plan a launch post."},
+            {
+                "role": "assistant",
+                "name": "researcher",
+                "content": "Fact: the product ships on May 3.",
+            },
+            {"role": "assistant", "name": "writer", "content": "Draft: we launch on May 3!"},
+            {"role": "assistant", "name": "writer", "content": "Draft 2: we launch on May 3!!"},
+            {"role": "assistant", "name": "editor", "content": "Final: We launch on May 3."},
+        ]
+    }
+    r = import_transcript("h.json", json.dumps(history).encode())
+    assert r.llm_steps == ["researcher#2", "writer#4", "writer#5", "editor#7"]
+    agg = json.loads(_afp("aggregate", _write(tmp_path, r.recording), "--json").stdout)
+    rows = [(a["label"], a["llmCalls"]) for a in agg["aggregates"]]
+    assert rows == [("researcher", 1), ("writer", 2), ("editor", 1)]
+    report = json.loads(
+        _afp("bisect", str(tmp_path / "run.json"), "--at-llm", "-1", "--json").stdout
+    )
+    research = next(s for s in report["suspects"] if s["source"] == "researcher#2")
+    assert research["kind"] == "stage"
+
+
+def test_not_a_transcript() -> None:
+    assert not transcript_sniff(b'[{"a": 1}]')
+    with pytest.raises(InputError, match="expected a chat transcript"):
+        import_transcript("x.json", b'{"messages": []}')
+    with pytest.raises(InputError, match="message 0: expected role"):
+        import_transcript("x.json", b'[{"role": "wizard", "content": "x"}]')
