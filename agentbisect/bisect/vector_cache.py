@@ -1,0 +1,95 @@
+"""The on-disk vector cache: a second ``afp bisect`` on the same run does not re-embed.
+
+One small file per vector under ``$XDG_CACHE_HOME/agentbisect/vectors/`` (``~/.cache`` when the
+variable is unset), named by a SHA-256 of (embedder id, model version, text). Only vectors are
+stored, never the text: a cache directory reveals nothing about the recordings it served beyond
+their number. Files are written atomically (temp file + rename), so concurrent runs never read a
+torn vector; any unreadable or mis-sized file is treated as a miss. ``--no-cache`` or the
+environment variable ``AGENTBISECT_NO_CACHE`` (any non-empty value but ``0``) turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["NO_CACHE_ENV", "VectorCache", "cache_disabled_by_env", "default_cache_dir"]
+
+NO_CACHE_ENV = "AGENTBISECT_NO_CACHE"
+_F4: np.dtype[np.float32] = np.dtype("<f4")
+_F8: np.dtype[np.float64] = np.dtype("<f8")
+_SUFFIX: dict[np.dtype[np.floating], str] = {_F4: ".f4", _F8: ".f8"}
+_DTYPE: dict[str, np.dtype[np.floating]] = {".f4": _F4, ".f8": _F8}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "agentbisect" / "vectors"
+
+
+def cache_disabled_by_env() -> bool:
+    v = os.environ.get(NO_CACHE_ENV, "")
+    return v not in ("", "0")
+
+
+class VectorCache:
+    """Vectors keyed by embedder, model version and a hash of the text."""
+
+    def __init__(self, embedder_id: str, model_version: str, root: Path | None = None) -> None:
+        self.root = root if root is not None else default_cache_dir()
+        self._prefix = f"{embedder_id}\0{model_version}\0".encode()
+        self.hits = 0
+        self.misses = 0
+        self.write_errors = 0
+
+    def _name(self, text: str) -> str:
+        h = hashlib.sha256(self._prefix)
+        h.update(text.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    def get_many(self, texts: list[str], dims: int | None) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        for t in texts:
+            name = self._name(t)
+            d = self.root / name[:2]
+            for suffix, dtype in _DTYPE.items():
+                p = d / (name + suffix)
+                try:
+                    v = np.fromfile(p, dtype=dtype)
+                except OSError:
+                    continue
+                if v.size and (dims is None or v.size == dims):
+                    found[t] = v
+                    break
+        self.hits += len(found)
+        self.misses += len(texts) - len(found)
+        return found
+
+    def put_many(self, vectors: dict[str, np.ndarray]) -> None:
+        for t, v in vectors.items():
+            arr = np.ascontiguousarray(v)
+            suffix = _SUFFIX.get(arr.dtype)
+            if suffix is None:
+                arr = arr.astype("<f8")
+                suffix = ".f8"
+            name = self._name(t)
+            d = self.root / name[:2]
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+                try:
+                    with os.fdopen(fd, "wb") as f:
+                        f.write(arr.tobytes())
+                    os.replace(tmp, d / (name + suffix))
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.unlink(tmp)
+                    raise
+            except OSError:
+                # a read-only or full cache directory must never fail a localization
+                self.write_errors += 1
