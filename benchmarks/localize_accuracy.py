@@ -3,7 +3,8 @@ embedder × ranking over the frozen planted-culprit corpus (``benchmarks/planted
 
 The first row is the upstream report (mock embedder, upstream ranking: what ``--upstream``
 prints); the default (wordllama, evidence-first) and every other combination, including each
-evidence signal alone, are measured in the same run. A culprit cut off by ``max_suspects`` (12)
+evidence signal alone, are measured in the same run; the ``--expected`` rows score contrastively
+against the right answers in ``planted/expected.py``. A culprit cut off by ``max_suspects`` (12)
 counts as a miss (reciprocal rank 0).
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
@@ -30,6 +31,10 @@ from agentbisect.bisect.report import Suspect  # noqa: E402
 from agentbisect.load import load  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"
+sys.path.insert(0, str(CASES.parent))
+
+from expected import EXPECTED  # noqa: E402
+
 MAX_SUSPECTS = 12
 
 
@@ -38,12 +43,15 @@ class Config:
     embedder: str
     ranking: str  # upstream | evidence-first
     signals: tuple[str, ...] = SIGNALS
+    expected: bool = False
 
     @property
     def name(self) -> str:
         if self.ranking == "upstream":
             return f"{self.embedder} × upstream"
         which = "all signals" if self.signals == SIGNALS else "+".join(self.signals) + " only"
+        if self.expected:
+            which += ", --expected"
         return f"{self.embedder} × evidence-first ({which})"
 
 
@@ -84,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         for sig in SIGNALS:
             if sig == "semantic" or e == names[-1]:
                 configs.append(Config(e, "evidence-first", (sig,)))
+    for e in names:
+        configs.append(Config(e, "evidence-first", expected=True))
 
     embedders = {e: resolve_embedder(e, use_cache=False).embedder for e in {"mock", *names}}
     ranks: dict[str, list[int | None]] = {c.name: [] for c in configs}
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                         t["atStep"],
                         lambda texts, _e=emb: embed_many(_e, texts),
                         use=c.signals,
+                        expected=EXPECTED[t["scenario"]] if c.expected else None,
                     )
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0

@@ -20,8 +20,10 @@ says*: its numbers, names, rare words and phrases, claim by claim. So four signa
 The run's input (the question) is given, not evidence: answer terms and phrases it already
 contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
 The evidence score is the plain mean of the four — no weight was fitted to the benchmark corpus.
-With an expected (correct) answer the score is contrastive: evidence for the wrong answer minus
-evidence for the expected one, so sources that support both sink.
+With an expected (correct) answer the score is contrastive: ``semantic`` is similarity to the
+wrong answer minus similarity to the expected one (floored at 0), and what the two answers share
+is given like the question, so only the disputed content counts and sources that support both
+answers sink.
 """
 
 from __future__ import annotations
@@ -325,7 +327,6 @@ class EvidenceScore:
     id: str
     score: float
     signals: dict[str, float]
-    expected_signals: dict[str, float] | None = None
     terms_shared: list[str] = field(default_factory=list)
 
 
@@ -371,78 +372,94 @@ def _cos01(a: np.ndarray, b: np.ndarray) -> float:
     return min(1.0, max(0.0, cosine(a, b)))
 
 
-@dataclass
-class _Answer:
-    """One answer (the wrong one, or the expected one) with its clauses and vectors."""
+def _without(p: Profile, given: Profile | None) -> Profile:
+    if given is None:
+        return p
+    return Profile(
+        {k: b for k, b in p.terms.items() if k not in given.terms}, p.bigrams - given.bigrams
+    )
 
-    text: str
-    vec: np.ndarray | None
-    clauses: list[str]
-    clause_vecs: list[np.ndarray] | None
+
+def _union(a: Profile | None, b: Profile | None) -> Profile | None:
+    if a is None or b is None:
+        return a or b
+    return Profile({**a.terms, **b.terms}, a.bigrams | b.bigrams)
 
 
 def _signals(
-    ans: _Answer,
+    answer: str,
+    ans_vec: np.ndarray | None,
+    clauses: list[str],
+    clause_vecs: list[np.ndarray] | None,
     profiles: list[Profile],
     vecs: list[np.ndarray] | None,
     corpus: _Corpus,
-    given: Profile | None,
+    question: Profile | None,
     q_vec: np.ndarray | None,
+    expected: Profile | None,
+    exp_vec: np.ndarray | None,
 ) -> list[dict[str, float]]:
-    """The four support signals of every source for one answer.
+    """The four signals of every source for ``answer``.
 
-    ``given`` (the run's input) holds what the answer was asked about: its terms and bigrams are
-    not evidence of anything (every answer restates its question), so the term and phrase
-    signals leave them out.
+    The question's terms and phrases are given, not evidence; with an expected answer, so is
+    everything the two answers share (only the disputed content can point at the wrong fact),
+    and ``semantic`` becomes similarity to the wrong answer minus similarity to the right one.
     """
-    full = profile(ans.text)
-    new = full
-    if given is not None:
-        new = Profile(
-            {k: b for k, b in full.terms.items() if k not in given.terms},
-            full.bigrams - given.bigrams,
-        )
+    given = _union(question, expected)
+    new = _without(profile(answer), given)
     big_total = sum(corpus.idf(corpus.df2[b]) for b in new.bigrams if corpus.df2.get(b, 0))
-    # claims: each clause goes to the source that best supports it (meaning and wording),
-    # weighted by how directly the clause answers the question
+    # claims: each clause goes to the source that best supports it (meaning and wording); a
+    # clause weighs as much as it answers the question and, with an expected answer, as much
+    # of its content is disputed
     credit = [0.0] * len(profiles)
     weight_sum = 0.0
-    for j, clause in enumerate(ans.clauses):
+    for j, clause in enumerate(clauses):
         cp = profile(clause)
         if not cp.terms:
             continue
-        cv = ans.clause_vecs[j] if ans.clause_vecs is not None else None
+        cv = clause_vecs[j] if clause_vecs is not None else None
         support: list[float] = []
         for i, p in enumerate(profiles):
             lex = _lex(cp, p, corpus)
-            if cv is not None and vecs is not None:
-                support.append((lex + _cos01(vecs[i], cv)) / 2)
-            else:
-                support.append(lex)
-        w = 1.0
-        if cv is not None and q_vec is not None:
-            w = _cos01(cv, q_vec)
+            support.append((lex + _cos01(vecs[i], cv)) / 2 if cv is not None and vecs else lex)
+        w = _cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0
+        if expected is not None:
+            w *= _disputed(cp, expected, corpus)
         weight_sum += w
         best = max(support)
-        if best <= 0.0:
+        if best <= 0.0 or w <= 0.0:
             continue
         winners = [i for i, x in enumerate(support) if x == best]
         for i in winners:
             credit[i] += w * best / len(winners)
     out: list[dict[str, float]] = []
     for i, p in enumerate(profiles):
+        sem = 0.0
+        if vecs is not None and ans_vec is not None:
+            sem = _cos01(vecs[i], ans_vec)
+            if exp_vec is not None:
+                sem = max(0.0, sem - _cos01(vecs[i], exp_vec))
         shared_big = sum(corpus.idf(corpus.df2[b]) for b in new.bigrams & p.bigrams)
         out.append(
             {
-                "semantic": _cos01(vecs[i], ans.vec)
-                if vecs is not None and ans.vec is not None
-                else 0.0,
+                "semantic": sem,
                 "terms": _lex(new, p, corpus),
                 "phrases": shared_big / big_total if big_total else 0.0,
                 "claims": credit[i] / weight_sum if weight_sum else 0.0,
             }
         )
     return out
+
+
+def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
+    """The share of a clause's term weight the expected answer does not share."""
+    total = out = 0.0
+    for key, boost in clause.terms.items():
+        w = corpus.idf(max(1, corpus.df.get(key, 0))) * boost
+        total += w
+        if key not in expected.terms:
+            out += w
+    return out / total if total else 0.0
 
 
 def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
@@ -462,49 +479,45 @@ def score_evidence(
 
     ``embed_many`` embeds a list of texts in one call (None: no semantic signal). ``question``
     is the run's input: its terms are not evidence, and the claims of the answer that address
-    it weigh most. ``use`` picks the support signals that make the score
-    (the benchmark measures each alone); all are reported. Output order is input order.
+    it weigh most. ``use`` picks the signals that make the score (the benchmark measures each
+    alone); all are reported. Output order is input order.
     """
     if not items:
         return []
     profiles = [profile(it.text) for it in items]
     corpus = _Corpus(profiles)
-    answers = [answer] + ([expected] if expected else [])
-    clauses = [_clauses(a) or [a] for a in answers]
-    texts = [it.text for it in items] + answers + [c for cs in clauses for c in cs]
+    clauses = _clauses(answer) or [answer]
+    extra = [answer, *clauses]
+    if expected:
+        extra.append(expected)
     if question:
-        texts.append(question)
-    vecs: list[np.ndarray] | None = None
-    got: list[np.ndarray] = embed_many(texts) if embed_many is not None else []
-    if got:
-        vecs = got[: len(items)]
-    pos = len(items)
-    built: list[_Answer] = []
-    for k, a in enumerate(answers):
-        built.append(_Answer(a, got[pos + k] if got else None, clauses[k], None))
-    pos += len(answers)
-    for k, cs in enumerate(clauses):
-        if got:
-            built[k].clause_vecs = got[pos : pos + len(cs)]
-        pos += len(cs)
-    q_vec = got[pos] if got and question else None
-    given = profile(question) if question else None
-    sig = _signals(built[0], profiles, vecs, corpus, given, q_vec)
-    exp_sig = _signals(built[1], profiles, vecs, corpus, given, q_vec) if expected else None
+        extra.append(question)
+    got: list[np.ndarray] = (
+        embed_many([it.text for it in items] + extra) if embed_many is not None else []
+    )
+    vecs = got[: len(items)] if got else None
+    rest = iter(got[len(items) :])
+    ans_vec = next(rest, None)
+    clause_vecs = [next(rest) for _ in clauses] if got else None
+    exp_vec = next(rest, None) if expected else None
+    q_vec = next(rest, None) if question else None
+    sig = _signals(
+        answer,
+        ans_vec,
+        clauses,
+        clause_vecs,
+        profiles,
+        vecs,
+        corpus,
+        profile(question) if question else None,
+        q_vec,
+        profile(expected) if expected else None,
+        exp_vec,
+    )
     ans_terms = profile(answer).terms
+    exp_terms = profile(expected).terms if expected else {}
     out: list[EvidenceScore] = []
     for i, it in enumerate(items):
-        score = _combine(sig[i], use)
-        if exp_sig is not None:
-            score -= _combine(exp_sig[i], use)
-        shared = [k for k in ans_terms if k in profiles[i].terms]
-        out.append(
-            EvidenceScore(
-                it.id,
-                score,
-                sig[i],
-                exp_sig[i] if exp_sig is not None else None,
-                shared,
-            )
-        )
+        shared = [k for k in ans_terms if k in profiles[i].terms and k not in exp_terms]
+        out.append(EvidenceScore(it.id, _combine(sig[i], use), sig[i], shared))
     return out
