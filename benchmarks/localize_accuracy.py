@@ -36,6 +36,7 @@ sys.path.insert(0, str(CASES.parent))
 from expected import EXPECTED  # noqa: E402
 
 MAX_SUSPECTS = 12
+SKIPPED = -1  # an --expected row on a scenario without an expected answer
 
 
 @dataclass
@@ -105,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             for c in configs:
                 if c.embedder != e:
                     continue
+                if c.expected and t["scenario"] not in EXPECTED:
+                    ranks[c.name].append(SKIPPED)
+                    continue
                 if c.ranking == "upstream":
                     order = rep.suspects
                 else:
@@ -122,27 +126,53 @@ def main(argv: list[str] | None = None) -> int:
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0
 
-    n = len(truths)
+    splits: dict[str, list[int]] = {"main": [], "heldout": []}
+    for i, t in enumerate(truths):
+        splits[t.get("split", "main")].append(i)
     rows: list[dict[str, Any]] = []
     for c in configs:
-        r = ranks[c.name]
-        top1 = sum(1 for x in r if x == 1)
-        top3 = sum(1 for x in r if x is not None and x <= 3)
-        mrr = sum(1 / x for x in r if x is not None) / n
-        rows.append({"config": c.name, "top1": top1, "top3": top3, "mrr": mrr, "n": n})
+        row: dict[str, Any] = {"config": c.name}
+        for split, idx in splits.items():
+            r = [ranks[c.name][i] for i in idx if ranks[c.name][i] != SKIPPED]
+            if not r:
+                continue
+            row[split] = {
+                "n": len(r),
+                "top1": sum(1 for x in r if x == 1),
+                "top3": sum(1 for x in r if x is not None and x <= 3),
+                "mrr": sum(1 / x for x in r if x is not None) / len(r),
+            }
+        rows.append(row)
     if args.json:
-        print(json.dumps({"cases": n, "rows": rows}, indent=1))
+        print(json.dumps({"rows": rows}, indent=1))
         return 0
     width = max(len(r["config"]) for r in rows)
-    print(f"planted-culprit corpus: {n} scenarios ({CASES.relative_to(ROOT)})")
-    print(f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>6}")
+    nm, nh = len(splits["main"]), len(splits["heldout"])
+    print(
+        f"planted-culprit corpus: {nm} scenarios + {nh} held out "
+        f"({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
+    )
+    print(
+        f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
+        f"   {'held-out top-1':>14}  {'top-3':>5}"
+    )
+
+    def cell(m: dict[str, Any], key: str) -> str:
+        return f"{m[key]:>3}/{m['n']} {100 * m[key] / m['n']:3.0f}%"
+
     for i, row in enumerate(rows):
         tag = "  ← upstream baseline (--upstream)" if i == 0 else ""
         if row["config"] == f"{names[-1]} × evidence-first (all signals)":
             tag = "  ← default"
+        m, h = row["main"], row.get("heldout")
+        held = (
+            f"{h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  {h['top3']:>2}/{h['n']}"
+            if h
+            else f"{'—':>14}  {'':>5}"
+        )
         print(
-            f"{row['config']:<{width}}  {row['top1']:>3}/{n} {100 * row['top1'] / n:3.0f}%"
-            f"  {row['top3']:>3}/{n} {100 * row['top3'] / n:3.0f}%  {row['mrr']:6.3f}{tag}"
+            f"{row['config']:<{width}}  {cell(m, 'top1')}  {cell(m, 'top3')}  {m['mrr']:5.3f}"
+            f"   {held}{tag}"
         )
     print(f"({elapsed:.1f} s)")
     if args.misses:
@@ -150,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             miss = [
                 (t["scenario"], t["plantedAs"], r)
                 for t, r in zip(truths, ranks[c.name], strict=True)
-                if r != 1
+                if r != 1 and r != SKIPPED
             ]
             print(f"\n{c.name}: {len(miss)} not first")
             for sid, kind, r in miss:

@@ -15,6 +15,7 @@ PLANTED = ROOT / "benchmarks" / "planted"
 sys.path.insert(0, str(PLANTED))
 
 import generate  # noqa: E402
+from heldout import HELDOUT  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
@@ -33,8 +34,10 @@ def test_corpus_is_large_and_varied() -> None:
         "memory",
     }
     assert len({sc.domain for sc in SCENARIOS}) >= 20
-    for sc in SCENARIOS:
+    for sc in SCENARIOS + HELDOUT:
         sc.validate()
+    heldout = json.loads((generate.CASES / f"{HELDOUT[0].id}.truth.json").read_text("utf-8"))
+    assert heldout["split"] == "heldout"
 
 
 @pytest.mark.parametrize("sc", SCENARIOS[::6], ids=lambda sc: sc.id)
@@ -46,7 +49,7 @@ def test_committed_case_equals_generator_output(sc: generate.Scenario) -> None:
 
 
 def test_every_truth_is_a_suspect_of_the_upstream_report() -> None:
-    for sc in SCENARIOS:
+    for sc in SCENARIOS + HELDOUT:
         truth = json.loads((generate.CASES / f"{sc.id}.truth.json").read_text("utf-8"))
         rep = localize(
             load(str(generate.CASES / f"{sc.id}.recording.json")), at_step=truth["atStep"]

@@ -12,6 +12,9 @@ source).
 
     python benchmarks/planted/generate.py            # rewrites benchmarks/planted/cases/
     python benchmarks/planted/generate.py --check    # fails if the committed cases differ
+
+``heldout.py`` adds scenarios written after the scorer's design was settled (``"split":
+"heldout"`` in their truth files); the benchmark reports them apart.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(HERE))
 
+from heldout import HELDOUT  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 from agentbisect.record import record_run  # noqa: E402
@@ -80,7 +84,7 @@ def _planted_as(src: Source) -> str:
     }[src.kind]
 
 
-def build(sc: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
+def build(sc: Scenario, split: str = "main") -> tuple[dict[str, Any], dict[str, Any]]:
     """The recording and the truth file of one scenario."""
     clock = _Clock()
     tree_steps: list[tuple[str, str, list[str]]] = []  # (runtimeStageId, name, reads)
@@ -269,6 +273,8 @@ def build(sc: Scenario) -> tuple[dict[str, Any], dict[str, Any]]:
         "question": sc.question,
         "distractors": len(sc.sources) - 1,
     }
+    if split != "main":
+        truth["split"] = split
     return recording, truth
 
 
@@ -276,13 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed cases")
     args = ap.parse_args(argv)
-    ids = [sc.id for sc in SCENARIOS]
+    every = [(sc, "main") for sc in SCENARIOS] + [(sc, "heldout") for sc in HELDOUT]
+    ids = [sc.id for sc, _ in every]
     assert len(ids) == len(set(ids)), "scenario ids must be unique"
     CASES.mkdir(exist_ok=True)
     differ = 0
-    for sc in SCENARIOS:
+    for sc, split in every:
         sc.validate()
-        recording, truth = build(sc)
+        recording, truth = build(sc, split)
         files = {
             CASES / f"{sc.id}.recording.json": json.dumps(recording, ensure_ascii=False),
             CASES / f"{sc.id}.truth.json": json.dumps(truth, ensure_ascii=False, indent=1),
@@ -295,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                     differ += 1
             else:
                 path.write_text(text, encoding="utf-8")
-    print(f"{len(SCENARIOS)} scenarios {'checked' if args.check else 'written'} in {CASES}")
+    print(f"{len(every)} scenarios {'checked' if args.check else 'written'} in {CASES}")
     return 1 if differ else 0
 
 
