@@ -42,6 +42,7 @@ from agentbisect.bisect.embed import cosine
 
 __all__ = [
     "SIGNALS",
+    "answer_texts",
     "EvidenceItem",
     "EvidenceScore",
     "Profile",
@@ -462,6 +463,16 @@ def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
     return out / total if total else 0.0
 
 
+def answer_texts(answer: str, expected: str | None, question: str | None) -> list[str]:
+    """The texts besides the sources that scoring ``answer`` embeds, in the order it does."""
+    out = [answer, *(_clauses(answer) or [answer])]
+    if expected:
+        out.append(expected)
+    if question:
+        out.append(question)
+    return out
+
+
 def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
     return sum(sig[k] for k in use) / len(use)
 
@@ -487,11 +498,7 @@ def score_evidence(
     profiles = [profile(it.text) for it in items]
     corpus = _Corpus(profiles)
     clauses = _clauses(answer) or [answer]
-    extra = [answer, *clauses]
-    if expected:
-        extra.append(expected)
-    if question:
-        extra.append(question)
+    extra = answer_texts(answer, expected, question)
     got: list[np.ndarray] = (
         embed_many([it.text for it in items] + extra) if embed_many is not None else []
     )

@@ -20,7 +20,7 @@ from agentbisect.bisect.evidence_text import own_text
 from agentbisect.bisect.fold import CommitLog
 from agentbisect.bisect.report import Suspect
 
-__all__ = ["SuspectEvidence", "evidence_first", "suspect_text"]
+__all__ = ["SuspectEvidence", "evidence_first", "input_text", "suspect_text"]
 
 RANKINGS = ("evidence-first", "upstream")
 
@@ -29,6 +29,11 @@ RANKINGS = ("evidence-first", "upstream")
 class SuspectEvidence:
     text: str | None
     score: EvidenceScore | None = None
+
+
+def input_text(texts: list[str]) -> str | None:
+    """The run's input: the distinct texts of its ``arg`` suspects, in a fixed order."""
+    return "\n".join(sorted(set(texts))) or None
 
 
 def suspect_text(s: Suspect, log: CommitLog) -> str | None:
@@ -58,7 +63,7 @@ def evidence_first(
         return list(suspects), ev
     items = [EvidenceItem(str(i), e.text) for i, e in enumerate(ev) if e.text is not None]
     inputs = [e.text for s, e in zip(suspects, ev, strict=True) if s.kind == "arg" and e.text]
-    question = "\n".join(dict.fromkeys(inputs)) or None
+    question = input_text(inputs)
     for sc in score_evidence(
         items,
         answer,
