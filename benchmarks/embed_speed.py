@@ -27,8 +27,17 @@ def run_once(path: Path, at: str, extra: list[str]) -> float:
         env.pop("AGENTBISECT_NO_CACHE", None)
         t = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "agentbisect", "bisect", str(path), "--at-llm", at, "--json"]
-            + extra,
+            [
+                sys.executable,
+                "-m",
+                "agentbisect",
+                "bisect",
+                str(path),
+                "--at-llm",
+                at,
+                "--json",
+                *extra,
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

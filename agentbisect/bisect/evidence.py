@@ -42,10 +42,10 @@ from agentbisect.bisect.embed import cosine
 
 __all__ = [
     "SIGNALS",
-    "answer_texts",
     "EvidenceItem",
     "EvidenceScore",
     "Profile",
+    "answer_texts",
     "profile",
     "score_evidence",
 ]
