@@ -29,6 +29,7 @@ from agentbisect.bisect.evidence_rank import evidence_first  # noqa: E402
 from agentbisect.bisect.localize import localize  # noqa: E402
 from agentbisect.bisect.report import Suspect  # noqa: E402
 from agentbisect.load import load  # noqa: E402
+from agentbisect.run import Run  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"
 sys.path.insert(0, str(CASES.parent))
@@ -100,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     ranks: dict[str, list[int | None]] = {c.name: [] for c in configs}
     t0 = time.perf_counter()
     for t in truths:
-        loaded = load(str(CASES / f"{t['scenario']}.recording.json"))
+        run = Run(load(str(CASES / f"{t['scenario']}.recording.json")))
         for e, emb in embedders.items():
-            rep = localize(loaded, at_step=t["atStep"], embedder=emb, max_suspects=10**6)
+            rep = localize(run, at_step=t["atStep"], embedder=emb, max_suspects=10**6)
             for c in configs:
                 if c.embedder != e:
                     continue
@@ -112,9 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 if c.ranking == "upstream":
                     order = rep.suspects
                 else:
-                    from agentbisect.bisect.artifacts import artifacts_from_loaded
-
-                    log = artifacts_from_loaded(loaded).log
+                    log = run.commit_log
                     order, _ = evidence_first(
                         rep.suspects,
                         log,

@@ -33,11 +33,9 @@ TEXTS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
-    return tmp_path / "cache"
+@pytest.fixture
+def _private_cache(_private_vector_cache: Path) -> Path:
+    return _private_vector_cache
 
 
 def test_mock_is_the_upstream_embedding_cache() -> None:

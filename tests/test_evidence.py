@@ -11,13 +11,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.bisect.artifacts import artifacts_from_loaded
 from agentbisect.bisect.embed import MockEmbedder
 from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, profile, score_evidence
 from agentbisect.bisect.evidence_rank import evidence_first
 from agentbisect.bisect.evidence_text import own_text, preview
 from agentbisect.bisect.localize import localize
 from agentbisect.load import load
+from agentbisect.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "benchmarks" / "planted" / "cases"
@@ -109,8 +109,8 @@ def test_scores_are_bounded_for_any_text(texts: list[str], answer: str, q: str |
 
 def _case(name: str) -> tuple[Any, Any, dict[str, Any]]:
     truth = json.loads((CASES / f"{name}.truth.json").read_text("utf-8"))
-    loaded = load(str(CASES / f"{name}.recording.json"))
-    return loaded, artifacts_from_loaded(loaded).log, truth
+    run = Run(load(str(CASES / f"{name}.recording.json")))
+    return run, run.commit_log, truth
 
 
 def test_own_text_is_what_the_step_wrote_not_the_folded_state() -> None:
@@ -125,7 +125,7 @@ def test_own_text_is_what_the_step_wrote_not_the_folded_state() -> None:
 
 def test_evidence_first_puts_content_before_structure() -> None:
     loaded, log, truth = _case("retail-return-window")
-    rep = localize(loaded, at_step=truth["atStep"], max_suspects=100)
+    rep = localize(loaded, at_step=truth["atStep"], max_suspects=100, upstream=True)
     order, ev = evidence_first(rep.suspects, log, truth["atStep"], mock_many)
     assert sorted(id(s) for s in order) == sorted(id(s) for s in rep.suspects)
     backed = [e.score is not None for e in ev]
@@ -141,6 +141,6 @@ def test_evidence_first_puts_content_before_structure() -> None:
 
 def test_evidence_first_without_answer_text_keeps_upstream_order() -> None:
     loaded, log, _ = _case("retail-return-window")
-    rep = localize(loaded, at_step="seed#0")
+    rep = localize(loaded, at_step="seed#0", upstream=True)
     order, ev = evidence_first(rep.suspects, log, "no-such-step", mock_many)
     assert order == rep.suspects and all(e.score is None for e in ev)

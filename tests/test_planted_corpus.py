@@ -20,6 +20,7 @@ from scenarios import SCENARIOS  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
 from agentbisect.load import load  # noqa: E402
+from agentbisect.run import Run  # noqa: E402
 
 
 def test_corpus_is_large_and_varied() -> None:
@@ -51,9 +52,8 @@ def test_committed_case_equals_generator_output(sc: generate.Scenario) -> None:
 def test_every_truth_is_a_suspect_of_the_upstream_report() -> None:
     for sc in SCENARIOS + HELDOUT:
         truth = json.loads((generate.CASES / f"{sc.id}.truth.json").read_text("utf-8"))
-        rep = localize(
-            load(str(generate.CASES / f"{sc.id}.recording.json")), at_step=truth["atStep"]
-        )
+        run = Run(load(str(generate.CASES / f"{sc.id}.recording.json")))
+        rep = localize(run, at_step=truth["atStep"], upstream=True)
         p = truth["planted"]
         hits = [
             s

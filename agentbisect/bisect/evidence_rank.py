@@ -17,12 +17,12 @@ import numpy as np
 
 from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
 from agentbisect.bisect.evidence_text import own_text
-from agentbisect.bisect.fold import CommitLog
 from agentbisect.bisect.report import Suspect
+from agentbisect.commitlog import CommitLog
 
 __all__ = ["SuspectEvidence", "evidence_first", "input_text", "suspect_text"]
 
-RANKINGS = ("evidence-first", "upstream")
+RANKINGS = ("upstream", "evidence-first")  # evidence-first is the default
 
 
 @dataclass

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentbisect.bisect.fold import SEP, CommitLog
-from agentbisect.bisect.jsjson import ABSENT
+from agentbisect.commitlog import SEP, CommitLog
+from agentbisect.js import ABSENT
 
 __all__ = ["MAX_EVIDENCE_CHARS", "own_text", "preview"]
 

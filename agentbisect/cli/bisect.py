@@ -39,6 +39,11 @@ class AttributionScore(StrEnum):
     similarity = "similarity"
 
 
+class Ranking(StrEnum):
+    evidence_first = "evidence-first"
+    upstream = "upstream"
+
+
 @app.command("bisect")
 @guarded
 def bisect(
@@ -55,7 +60,26 @@ def bisect(
     max_depth: int = typer.Option(DEFAULT_MAX_DEPTH, "--max-depth", min=0),
     max_nodes: int = typer.Option(DEFAULT_MAX_NODES, "--max-nodes", min=1),
     max_suspects: int = typer.Option(DEFAULT_MAX_SUSPECTS, "--max-suspects", min=0),
-    embedder: str = typer.Option("mock", "--embedder", help="Embedder (only 'mock')."),
+    embedder: str | None = typer.Option(
+        None,
+        "--embedder",
+        help="mock | wordllama | cmd:COMMAND (JSON texts on stdin, one vector each on stdout). "
+        "Default: wordllama when the embed extra is installed, else mock.",
+    ),
+    ranking: Ranking | None = typer.Option(
+        None,
+        "--ranking",
+        help="evidence-first (default: suspects whose own text backs the answer first) or "
+        "upstream (path × semantic score).",
+    ),
+    expected: str | None = typer.Option(
+        None,
+        "--expected",
+        help="The right answer (TEXT or @FILE): evidence scores become contrastive.",
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Neither read nor write the on-disk vector cache."
+    ),
     scorer: str = typer.Option(
         "semantic-alignment", "--scorer", help="semantic-alignment or lexical-overlap."
     ),
@@ -110,15 +134,14 @@ def bisect(
     upstream: bool = typer.Option(
         False,
         "--upstream",
-        help="Exactly the upstream library's report: its honesty flags only, no afp fields.",
+        help="Exactly the upstream library's report: mock embedder, upstream ranking, its "
+        "honesty flags only, no afp fields.",
     ),
     fail_on: list[str] = typer.Option(
         [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
     ),
 ) -> None:
     """Localize the context behind a wrong agent step (correlational; causal with --rerun)."""
-    if embedder != "mock":
-        raise UsageError("--embedder: only 'mock' is available (upstream parity is defined for it)")
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
     for flag_name in fail_on:
         if flag_name != "any" and flag_name not in FLAGS:
@@ -153,6 +176,10 @@ def bisect(
         keep_prob=keep_prob,
         mask_seed=mask_seed,
         attribution_score=attribution_score.value,
+        embedder=embedder,
+        ranking=ranking.value if ranking is not None else None,
+        expected=expected,
+        no_cache=no_cache,
     )
     check_options(opts)
     check_output(output, force, [file])
