@@ -54,7 +54,7 @@ def own_text(log: CommitLog, rid: str, max_chars: int = MAX_EVIDENCE_CHARS) -> s
     return text[:max_chars]
 
 
-def preview(text: str, words: int = 14) -> str:
+def preview(text: str, words: int = 12) -> str:
     """The first words of a text, on one line, for the table."""
     parts = text.split()
     head = " ".join(parts[:words])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
+from agentbisect.bisect.evidence_text import preview
 from agentbisect.bisect.report import ContextBugReport, Suspect
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ class SuspectView:
     identity: str  # the tool name, injection id or stage id the suspect is about
     label: str  # "<kind> '<identity>'", as claims and the text rendering write it
     cost_class: str  # both | content-bug | cost-cause | no-detected-effect
+    said: str = ""  # the first words of the suspect's own text (evidence-first reports)
+    backed: bool = False  # content-backed: the evidence scorer judged its own text
 
 
 @dataclass
@@ -76,7 +79,13 @@ def bisect_result(
     overview_of: Callable[[], RunOverview] | None = None,
 ) -> BisectResult:
     views = [
-        SuspectView(suspect_identity(s), suspect_label(s), classify_suspect(s))
+        SuspectView(
+            suspect_identity(s),
+            suspect_label(s),
+            classify_suspect(s),
+            preview(s.evidence.text) if s.evidence is not UNSET else "",
+            s.evidence is not UNSET,
+        )
         for s in report.suspects
     ]
     return BisectResult(report, views, upstream, list(warnings or []), overview_of)
