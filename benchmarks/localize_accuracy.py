@@ -102,25 +102,32 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     for t in truths:
         run = Run(load(str(CASES / f"{t['scenario']}.recording.json")))
+        step = t["atStep"]
+        expected = EXPECTED.get(t["scenario"])
         for e, emb in embedders.items():
-            rep = localize(run, at_step=t["atStep"], embedder=emb, max_suspects=10**6)
+            # upstream's order of every suspect, for the single-signal rows
+            full = localize(run, at_step=step, embedder=emb, ranking="upstream", max_suspects=10**6)
             for c in configs:
                 if c.embedder != e:
                     continue
-                if c.expected and t["scenario"] not in EXPECTED:
+                if c.expected and expected is None:
                     ranks[c.name].append(SKIPPED)
                     continue
-                if c.ranking == "upstream":
-                    order = rep.suspects
+                if c.ranking == "upstream" and e == "mock":
+                    order = localize(run, at_step=step, upstream=True).suspects  # the baseline
+                elif c.ranking == "upstream":
+                    order = localize(run, at_step=step, embedder=emb, ranking="upstream").suspects
+                elif c.signals == SIGNALS:  # exactly what afp bisect does
+                    order = localize(
+                        run, at_step=step, embedder=emb, expected=expected if c.expected else None
+                    ).suspects
                 else:
-                    log = run.commit_log
                     order, _ = evidence_first(
-                        rep.suspects,
-                        log,
-                        t["atStep"],
+                        full.suspects,
+                        run.commit_log,
+                        step,
                         lambda texts, _e=emb: embed_many(_e, texts),
                         use=c.signals,
-                        expected=EXPECTED[t["scenario"]] if c.expected else None,
                     )
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0
