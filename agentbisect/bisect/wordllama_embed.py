@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -59,13 +60,15 @@ def wordllama_available() -> bool:
         return False
 
 
-def _installed_version() -> str:
+def _installed_version(package_dir: Path) -> str:
+    """The version setuptools-scm wrote into ``_version.py`` (read as text: importing the module
+    would import the package; ``importlib.metadata`` costs ~10 ms of start-up)."""
     try:
-        from importlib.metadata import version
-
-        return version("wordllama")
-    except Exception:
+        text = (package_dir / "_version.py").read_text(encoding="utf-8")
+    except OSError:
         return "unknown"
+    m = re.search(r"""^__version__ = version = ['"]([^'"]+)['"]""", text, re.M)
+    return m.group(1) if m else "unknown"
 
 
 def _map_table(path: Path) -> np.ndarray:
@@ -105,7 +108,7 @@ class WordLlamaEmbedder:
         self._tok = tokenizers.Tokenizer.from_file(str(d / TOKENIZER))
         self._tok.enable_padding()
         self._tok.no_truncation()
-        self.version = _installed_version()
+        self.version = _installed_version(d)
         self.model_version = f"{self.version}/{CONFIG}-{self.dimensions}"
         self.calls = 0
 
