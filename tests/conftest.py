@@ -32,9 +32,12 @@ def cli(*args: str, **kwargs: Any) -> Any:
 
 
 @pytest.fixture(autouse=True)
-def _private_vector_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Tests never read or fill the user's vector cache (subprocesses inherit this too)."""
-    cache = tmp_path / "xdg-cache"
+def _private_vector_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Tests never read or fill the user's vector cache (subprocesses inherit this too). It lives
+    beside, not inside, the test's tmp_path, which some tests expect to hold only their files."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     monkeypatch.delenv("AGENTBISECT_NO_CACHE", raising=False)
     yield cache
