@@ -18,10 +18,12 @@ import os
 import shlex
 import signal
 import subprocess
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from agentbisect.errors import ExternalCommandFailed, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["CommandEmbedder"]
 
@@ -69,6 +71,8 @@ class CommandEmbedder:
     def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
         if not texts:
             return []
+        import numpy as np
+
         data = json.dumps(texts, ensure_ascii=True).encode("ascii")
         try:
             proc = subprocess.Popen(

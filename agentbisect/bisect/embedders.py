@@ -13,15 +13,16 @@ Default (library and CLI alike): ``wordllama`` when the ``embed`` extra is insta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
-
-from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder
-from agentbisect.bisect.vector_cache import VectorCache, cache_disabled_by_env
+from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder, Vector
 from agentbisect.errors import UsageError
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.vector_cache import VectorCache
 
 __all__ = [
     "EMBEDDER_CHOICES",
@@ -47,7 +48,7 @@ class _Inner(Protocol):
 
     def label(self) -> str: ...
 
-    def embed_batch(self, texts: list[str]) -> list[np.ndarray]: ...
+    def embed_batch(self, texts: list[str]) -> Sequence[Vector]: ...
 
 
 class BatchingEmbedder:
@@ -58,7 +59,7 @@ class BatchingEmbedder:
         self.id = inner.id
         self.cache = cache
         self.dimensions = inner.dimensions
-        self._mem: dict[str, np.ndarray] = {}
+        self._mem: dict[str, Vector] = {}
         self.batches = 0
 
     def label(self) -> str:
@@ -83,23 +84,23 @@ class BatchingEmbedder:
         if self.cache is not None:
             self.cache.put_many(fresh)
 
-    def embed(self, text: str) -> np.ndarray:
+    def embed(self, text: str) -> Vector:
         v = self._mem.get(text)
         if v is None:
             self.prefetch([text])
             v = self._mem[text]
         return v
 
-    def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+    def embed_batch(self, texts: list[str]) -> list[Vector]:
         self.prefetch(texts)
         return [self._mem[t] for t in texts]
 
 
-def embed_many(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
+def embed_many(embedder: Embedder, texts: list[str]) -> list[Vector]:
     """Vectors for ``texts``, in one batch when the embedder can batch."""
     batch = getattr(embedder, "embed_batch", None)
     if batch is not None:
-        out: list[np.ndarray] = batch(texts)
+        out: list[Vector] = batch(texts)
         return out
     return [embedder.embed(t) for t in texts]
 
@@ -131,9 +132,13 @@ def resolve_embedder(
         spec = default_embedder_name()
         if spec == "mock":
             notice = MOCK_NOTICE
-    use_cache = use_cache and not cache_disabled_by_env()
     if spec == "mock":
         return ResolvedEmbedder(EmbeddingCache(MockEmbedder()), "mock", "mock", notice)
+    # numpy, the cache and the model files are loaded only for a real embedder: the mock path
+    # (and so --upstream) starts without numpy
+    from agentbisect.bisect.vector_cache import VectorCache, cache_disabled_by_env
+
+    use_cache = use_cache and not cache_disabled_by_env()
     inner: _Inner
     if spec == "wordllama":
         from agentbisect.bisect.wordllama_embed import WordLlamaEmbedder

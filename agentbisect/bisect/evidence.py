@@ -36,9 +36,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from agentbisect.bisect.embed import cosine
+from agentbisect.bisect.embed import Vector, cosine
 
 __all__ = [
     "SIGNALS",
@@ -369,7 +367,7 @@ def _lex(answer: Profile, src: Profile, corpus: _Corpus) -> float:
     return got / total if total else 0.0
 
 
-def _cos01(a: np.ndarray, b: np.ndarray) -> float:
+def _cos01(a: Vector, b: Vector) -> float:
     return min(1.0, max(0.0, cosine(a, b)))
 
 
@@ -389,16 +387,16 @@ def _union(a: Profile | None, b: Profile | None) -> Profile | None:
 
 def _signals(
     answer: str,
-    ans_vec: np.ndarray | None,
+    ans_vec: Vector | None,
     clauses: list[str],
-    clause_vecs: list[np.ndarray] | None,
+    clause_vecs: list[Vector] | None,
     profiles: list[Profile],
-    vecs: list[np.ndarray] | None,
+    vecs: list[Vector] | None,
     corpus: _Corpus,
     question: Profile | None,
-    q_vec: np.ndarray | None,
+    q_vec: Vector | None,
     expected: Profile | None,
-    exp_vec: np.ndarray | None,
+    exp_vec: Vector | None,
 ) -> list[dict[str, float]]:
     """The four signals of every source for ``answer``.
 
@@ -480,7 +478,7 @@ def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
 def score_evidence(
     items: list[EvidenceItem],
     answer: str,
-    embed_many: Callable[[list[str]], list[np.ndarray]] | None,
+    embed_many: Callable[[list[str]], list[Vector]] | None,
     *,
     expected: str | None = None,
     question: str | None = None,
@@ -499,7 +497,7 @@ def score_evidence(
     corpus = _Corpus(profiles)
     clauses = _clauses(answer) or [answer]
     extra = answer_texts(answer, expected, question)
-    got: list[np.ndarray] = (
+    got: list[Vector] = (
         embed_many([it.text for it in items] + extra) if embed_many is not None else []
     )
     vecs = got[: len(items)] if got else None

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from agentbisect.bisect.embed import Vector
 from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
 from agentbisect.bisect.evidence_text import own_text
 from agentbisect.bisect.report import Suspect
@@ -51,7 +50,7 @@ def evidence_first(
     suspects: list[Suspect],
     log: CommitLog,
     trigger: str,
-    embed_many: Callable[[list[str]], list[np.ndarray]] | None,
+    embed_many: Callable[[list[str]], list[Vector]] | None,
     *,
     expected: str | None = None,
     use: Sequence[str] = SIGNALS,

@@ -14,9 +14,12 @@ import contextlib
 import hashlib
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+
+from agentbisect.bisect.embed import Vector
 
 __all__ = ["NO_CACHE_ENV", "VectorCache", "cache_disabled_by_env", "default_cache_dir"]
 
@@ -70,7 +73,7 @@ class VectorCache:
         self.misses += len(texts) - len(found)
         return found
 
-    def put_many(self, vectors: dict[str, np.ndarray]) -> None:
+    def put_many(self, vectors: Mapping[str, Vector]) -> None:
         for t, v in vectors.items():
             arr = np.ascontiguousarray(v)
             suffix = _SUFFIX.get(arr.dtype)

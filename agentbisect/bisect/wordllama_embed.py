@@ -20,11 +20,12 @@ import json
 import re
 import struct
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from agentbisect.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["PINNED_VERSION", "WordLlamaEmbedder", "wordllama_available", "wordllama_dir"]
 
@@ -73,6 +74,8 @@ def _installed_version(package_dir: Path) -> str:
 
 def _map_table(path: Path) -> np.ndarray:
     """The embedding table as a read-only float16 (or float32) memory map."""
+    import numpy as np
+
     with path.open("rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
@@ -119,6 +122,8 @@ class WordLlamaEmbedder:
         return self.embed_batch([text])[0]
 
     def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+        import numpy as np
+
         self.calls += 1
         out: list[np.ndarray] = []
         vocab = self._table.shape[0]
