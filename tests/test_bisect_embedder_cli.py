@@ -213,3 +213,23 @@ def test_real_process_default_run(tmp_path: Path) -> None:
     rep = json.loads(out.stdout)
     assert rep["ranking"] == "evidence-first" and rep["embedder"].startswith("wordllama")
     assert out.stderr == ""  # no notice when the extra is installed
+
+
+@needs_wordllama
+def test_a_run_served_from_the_cache_loads_no_model(tmp_path: Path) -> None:
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['afp', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('agentbisect', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('numpy', 'tokenizers')\n"
+        "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
+    )
+    argv = [sys.executable, "-c", probe, "bisect", PF, "--at-step", "call-llm#40", "--json"]
+    first = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    second = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert first.stderr.rsplit("LOADED", 1)[1].split() == ["numpy", "tokenizers"]
+    assert second.stderr.rsplit("LOADED", 1)[1].split() == []  # every vector from the cache
+    assert json.loads(second.stdout) == json.loads(first.stdout)

@@ -13,21 +13,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
+from array import array
 from collections.abc import Mapping
 from pathlib import Path
-
-import numpy as np
 
 from agentbisect.bisect.embed import Vector
 
 __all__ = ["NO_CACHE_ENV", "VectorCache", "cache_disabled_by_env", "default_cache_dir"]
 
 NO_CACHE_ENV = "AGENTBISECT_NO_CACHE"
-_F4: np.dtype[np.float32] = np.dtype("<f4")
-_F8: np.dtype[np.float64] = np.dtype("<f8")
-_SUFFIX: dict[np.dtype[np.floating], str] = {_F4: ".f4", _F8: ".f8"}
-_DTYPE: dict[str, np.dtype[np.floating]] = {".f4": _F4, ".f8": _F8}
+# little-endian float32 / float64 files, read back with the array module: a run served from the
+# cache imports no numpy
+_TYPECODE = {".f4": "f", ".f8": "d"}
+_BIG = sys.byteorder == "big"
 
 
 def default_cache_dir() -> Path:
@@ -55,19 +55,24 @@ class VectorCache:
         h.update(text.encode("utf-8", "surrogatepass"))
         return h.hexdigest()
 
-    def get_many(self, texts: list[str], dims: int | None) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
+    def get_many(self, texts: list[str], dims: int | None) -> dict[str, Vector]:
+        found: dict[str, Vector] = {}
         for t in texts:
             name = self._name(t)
             d = self.root / name[:2]
-            for suffix, dtype in _DTYPE.items():
-                p = d / (name + suffix)
+            for suffix, code in _TYPECODE.items():
                 try:
-                    v = np.fromfile(p, dtype=dtype)
+                    data = (d / (name + suffix)).read_bytes()
                 except OSError:
                     continue
-                if v.size and (dims is None or v.size == dims):
-                    found[t] = v
+                v = array(code)
+                if len(data) % v.itemsize:
+                    continue
+                v.frombytes(data)
+                if _BIG:
+                    v.byteswap()
+                if len(v) and (dims is None or len(v) == dims):
+                    found[t] = v.tolist()
                     break
         self.hits += len(found)
         self.misses += len(texts) - len(found)
@@ -75,11 +80,14 @@ class VectorCache:
 
     def put_many(self, vectors: Mapping[str, Vector]) -> None:
         for t, v in vectors.items():
-            arr = np.ascontiguousarray(v)
-            suffix = _SUFFIX.get(arr.dtype)
-            if suffix is None:
-                arr = arr.astype("<f8")
-                suffix = ".f8"
+            dtype = getattr(v, "dtype", None)
+            if dtype is not None and dtype.str == "<f4":
+                suffix, data = ".f4", v.tobytes()  # type: ignore[union-attr]
+            else:
+                arr = array("d", [float(x) for x in v])
+                if _BIG:
+                    arr.byteswap()
+                suffix, data = ".f8", arr.tobytes()
             name = self._name(t)
             d = self.root / name[:2]
             try:
@@ -87,7 +95,7 @@ class VectorCache:
                 fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
                 try:
                     with os.fdopen(fd, "wb") as f:
-                        f.write(arr.tobytes())
+                        f.write(data)
                     os.replace(tmp, d / (name + suffix))
                 except BaseException:
                     with contextlib.suppress(OSError):

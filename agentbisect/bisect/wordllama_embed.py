@@ -72,22 +72,31 @@ def _installed_version(package_dir: Path) -> str:
     return m.group(1) if m else "unknown"
 
 
-def _map_table(path: Path) -> np.ndarray:
-    """The embedding table as a read-only float16 (or float32) memory map."""
-    import numpy as np
-
+def _tensor_entry(path: Path) -> tuple[int, dict[str, Any]]:
+    """The safetensors header's entry for the table (8-byte length, JSON header): read without
+    numpy, so the dimensions are known before anything heavy is loaded."""
     with path.open("rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         header = json.loads(f.read(n))
     entry = header.get(TENSOR_KEY)
-    if not isinstance(entry, dict):
-        raise UsageError(f"{path}: no tensor {TENSOR_KEY!r} (is this wordllama {PINNED_VERSION}?)")
+    shape = entry.get("shape") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or not isinstance(shape, list) or len(shape) != 2:
+        raise UsageError(
+            f"{path}: no 2-d tensor {TENSOR_KEY!r} (is this wordllama {PINNED_VERSION}?)"
+        )
+    return 8 + n, entry
+
+
+def _map_table(path: Path) -> np.ndarray:
+    """The embedding table as a read-only float16 (or float32) memory map."""
+    import numpy as np
+
+    base, entry = _tensor_entry(path)
     dtype = {"F16": "<f2", "F32": "<f4"}.get(entry.get("dtype", ""))
-    shape = entry.get("shape")
     begin, end = entry.get("data_offsets", (0, 0))
-    if dtype is None or not isinstance(shape, list) or len(shape) != 2:
-        raise UsageError(f"{path}: unexpected tensor layout {entry!r}")
-    table = np.memmap(path, dtype=dtype, mode="r", offset=8 + n + begin, shape=tuple(shape))
+    if dtype is None:
+        raise UsageError(f"{path}: unexpected tensor dtype {entry.get('dtype')!r}")
+    table = np.memmap(path, dtype=dtype, mode="r", offset=base + begin, shape=tuple(entry["shape"]))
     if table.nbytes != end - begin:
         raise UsageError(f"{path}: tensor size does not match its header")
     return table
@@ -105,12 +114,12 @@ class WordLlamaEmbedder:
                 f"--embedder wordllama needs the wordllama {PINNED_VERSION} files; "
                 f"install them with: {INSTALL_HINT}"
             )
-        tokenizers: Any = importlib.import_module("tokenizers")
-        self._table = _map_table(d / WEIGHTS)
-        self.dimensions = int(self._table.shape[1])
-        self._tok = tokenizers.Tokenizer.from_file(str(d / TOKENIZER))
-        self._tok.enable_padding()
-        self._tok.no_truncation()
+        self._dir = d
+        # numpy, the tokenizer (~70 ms to parse) and the table are loaded on the first embedding:
+        # a run whose vectors are all in the cache needs none of them
+        self._table: Any = None
+        self._tok: Any = None
+        self.dimensions = int(_tensor_entry(d / WEIGHTS)[1]["shape"][1])
         self.version = _installed_version(d)
         self.model_version = f"{self.version}/{CONFIG}-{self.dimensions}"
         self.calls = 0
@@ -121,9 +130,19 @@ class WordLlamaEmbedder:
     def embed(self, text: str) -> np.ndarray:
         return self.embed_batch([text])[0]
 
+    def _load(self) -> None:
+        tokenizers: Any = importlib.import_module("tokenizers")
+        self._table = _map_table(self._dir / WEIGHTS)
+        tok = tokenizers.Tokenizer.from_file(str(self._dir / TOKENIZER))
+        tok.enable_padding()
+        tok.no_truncation()
+        self._tok = tok
+
     def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
         import numpy as np
 
+        if self._tok is None:
+            self._load()
         self.calls += 1
         out: list[np.ndarray] = []
         vocab = self._table.shape[0]
