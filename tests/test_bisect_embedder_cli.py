@@ -188,7 +188,7 @@ def test_expected_makes_scores_contrastive(tmp_path: Path) -> None:
     )
     assert json.loads(from_file.stdout) == rep
     missing = bisect(PF, "--at-step", "call-llm#40", "--expected", f"@{tmp_path / 'nope'}")
-    assert missing.exit_code == 2 and "--expected" in missing.stderr
+    assert missing.exit_code == 2 and "nope" in missing.stderr and "Traceback" not in missing.stderr
 
 
 @needs_wordllama

@@ -102,12 +102,7 @@ def parse_comparator(spec: str) -> Comparator | None:
 
 
 def _text_or_file(value: str, option: str) -> str:
-    if value.startswith("@"):
-        try:
-            return Path(value[1:]).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{option}: cannot read {value[1:]} ({exc})") from None
-    return value
+    return read_text_option(value[1:], option) if value.startswith("@") else value
 
 
 def _original_output(value: str | None, run: Run) -> str:
