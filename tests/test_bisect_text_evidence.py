@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from agentbisect.cli import app
 from agentbisect.js import to_fixed
 from agentbisect.render.safetext import scrub
 from agentbisect.render.text import SAID_WIDTH, said_text
-from tests.conftest import MINI, PLANTED, UPSTREAM, cli
+from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, cli
 from tests.test_hardening_text import HOSTILE, _assert_safe
 
 CONTROL_DEPS = str(UPSTREAM / "planted-fact.control-deps.json")
@@ -157,3 +160,21 @@ def test_said_text_is_one_clean_line_within_width(text: str, width: int) -> None
     assert scrub(out) == out  # nothing a terminal would interpret
     words = " ".join(scrub(text).split())
     assert words.startswith(out.removesuffix("…"))
+
+
+def test_causal_table_keeps_its_columns_readable_at_80_and_120() -> None:
+    """With verdicts an 80-column table has no room for the stage (it was folded 3 cells wide):
+    it is left to the evidence-path tree; at 120 columns it stays."""
+    rerun = f"{sys.executable} {ROOT / 'tests' / 'rerun_replay.py'} causal"
+    args = ["bisect", str(PLANTED), "--at-step", "call-llm#40", "--rerun", rerun]
+    args += ["--comparator", "contains:APPROVED", "--embedder", "mock"]
+    for width in (80, 120):
+        res = CliRunner().invoke(app, args, env={"COLUMNS": str(width)})
+        assert res.exit_code == 0, res.stderr
+        lines = res.stdout.splitlines()
+        assert all(len(x) <= width for x in lines)
+        head = next(x for x in lines if x.startswith("┃# "))
+        assert ("stage" in head) == (width == 120)
+        first = next(x for x in lines if x.startswith("│1 "))
+        assert "vip-override-fact" in first and "confirmed 3/3" in first
+        assert "at context#6" in res.stdout  # the stage, in the evidence-path tree
