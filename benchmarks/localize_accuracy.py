@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0
 
-    splits: dict[str, list[int]] = {"main": [], "heldout": []}
+    splits: dict[str, list[int]] = {"main": [], "heldout": [], "heldout2": []}
     for i, t in enumerate(truths):
         splits[t.get("split", "main")].append(i)
     rows: list[dict[str, Any]] = []
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
-        f"   {'held-out top-1':>14}  {'top-3':>5}"
+        f"   {'held-out top-1':>14}  {'top-3':>5}   {'held-out 2 top-1':>16}  {'top-3':>5}"
     )
 
     def cell(m: dict[str, Any], key: str) -> str:
@@ -170,15 +170,19 @@ def main(argv: list[str] | None = None) -> int:
         tag = "  ← upstream baseline (--upstream)" if i == 0 else ""
         if row["config"] == f"{names[-1]} × evidence-first (all signals)":
             tag = "  ← default"
-        m, h = row["main"], row.get("heldout")
-        held = (
-            f"{h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  {h['top3']:>2}/{h['n']}"
-            if h
-            else f"{'—':>14}  {'':>5}"
-        )
+        m = row["main"]
+        held = ""
+        for split, w in (("heldout", 14), ("heldout2", 16)):
+            h = row.get(split)
+            held += (
+                f"   {h['top1']:>{w - 7}}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  "
+                f"{h['top3']:>2}/{h['n']}"
+                if h
+                else f"   {'—':>{w}}  {'':>5}"
+            )
         print(
             f"{row['config']:<{width}}  {cell(m, 'top1')}  {cell(m, 'top3')}  {m['mrr']:5.3f}"
-            f"   {held}{tag}"
+            f"{held}{tag}"
         )
     print(f"({elapsed:.1f} s)")
     if args.misses:
