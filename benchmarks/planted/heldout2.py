@@ -94,9 +94,7 @@ HELDOUT2: list[Scenario] = [
                 postcode="LS6",
             ),
             planted(
-                llm(
-                    "Seed packet guidance: sow tomatoes indoors 14–16 weeks before the last frost."
-                )
+                llm("Seed packet guidance: sow tomatoes indoors 14–16 weeks before the last frost.")
             ),
             rag("guide:chillies", "Chillies need a long season: sow in January or February."),
             rag("guide:hardening", "Harden seedlings off over 7–10 days before planting out."),
