@@ -48,7 +48,7 @@ __all__ = [
     "score_evidence",
 ]
 
-SIGNALS = ("semantic", "terms", "phrases", "claims")
+SIGNALS = ("semantic", "terms", "phrases", "claims", "claimShape")
 
 _STOP = frozenset(
     [
@@ -235,6 +235,14 @@ _NUMBER_WORDS.update(
 )
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = re.compile(r"[^\W_]+(?:[.,'’\-][^\W_]+)*")
+# words that make a sentence a rule or a claim about what holds (modal verbs, obligations,
+# entitlements) rather than a record of data; see ``_claim_shape``
+_MODAL = re.compile(
+    r"\b(?:must|may|might|can|cannot|can't|should|shall|need|needs|required|requires|"
+    r"allowed|entitled|eligible|always|never)\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
 _CLAUSE = re.compile(r"(?:[.!?;:\n—–]+(?:\s|$)|,\s+(?:so|but|which|because|and)\s|\s-\s|\(|\))")
 
 
@@ -391,6 +399,7 @@ def _signals(
     clauses: list[str],
     clause_vecs: list[Vector] | None,
     profiles: list[Profile],
+    shapes: list[float],
     vecs: list[Vector] | None,
     corpus: _Corpus,
     question: Profile | None,
@@ -419,11 +428,16 @@ def _signals(
         if not cp.terms:
             continue
         cv = clause_vecs[j] if clause_vecs is not None else None
+        # what a clause adds beyond restating the question is what answers it: the clause
+        # weighs by that share, and support is judged on that part (a record that echoes the
+        # question's own details is not the source of the clause's answer)
+        novel = _disputed(cp, question, corpus) if question is not None else 1.0
+        cp = _without(cp, question)
         support: list[float] = []
         for i, p in enumerate(profiles):
             lex = _lex(cp, p, corpus)
             support.append((lex + _cos01(vecs[i], cv)) / 2 if cv is not None and vecs else lex)
-        w = _cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0
+        w = (_cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0) * novel
         if expected is not None:
             w *= _disputed(cp, expected, corpus)
         weight_sum += w
@@ -447,13 +461,29 @@ def _signals(
                 "terms": _lex(new, p, corpus),
                 "phrases": shared_big / big_total if big_total else 0.0,
                 "claims": credit[i] / weight_sum if weight_sum else 0.0,
+                "claimShape": shapes[i],
             }
         )
     return out
 
 
+def _claim_shape(text: str) -> float:
+    """The share of a text's sentences shaped like a rule or claim (a modal or obligation word).
+
+    A wrong answer built on a user's record and a rule repeats both; the rule is what asserts
+    what holds, the record what is. This is a prior on the shape of a source, not evidence that
+    the answer used it: it is one signal of five, and a culprit that is a data record loses to
+    it (measured on the held-out sets, see docs/ranking.md).
+    """
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    if not sentences:
+        return 0.0
+    return sum(1 for x in sentences if _MODAL.search(x)) / len(sentences)
+
+
 def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
-    """The share of a clause's term weight the expected answer does not share."""
+    """The share of a clause's term weight ``expected`` (the right answer, or the question)
+    does not share."""
     total = out = 0.0
     for key, boost in clause.terms.items():
         w = corpus.idf(max(1, corpus.df.get(key, 0))) * boost
@@ -514,6 +544,7 @@ def score_evidence(
         clauses,
         clause_vecs,
         profiles,
+        [_claim_shape(it.text) for it in items],
         vecs,
         corpus,
         profile(question) if question else None,
