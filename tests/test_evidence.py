@@ -117,7 +117,7 @@ def test_claims_credit_what_a_clause_adds_to_the_question_not_its_echo() -> None
     # not knowing the question, the echo of it wins the claim
     without = by_id(score_evidence(items, answer, None))
     assert without["rule"].signals["claims"] == 0.0
-    assert without["question"].signals["claims"] == 1.0
+    assert without["question"].signals["claims"] > 0.0
 
 
 def test_no_embedder_means_no_semantic_signal() -> None:
