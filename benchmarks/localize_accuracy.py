@@ -5,7 +5,8 @@ The first row is the upstream report (mock embedder, upstream ranking: what ``--
 prints); the default (wordllama, evidence-first) and every other combination, including each
 evidence signal alone, are measured in the same run; the ``--expected`` rows score contrastively
 against the right answers in ``planted/expected.py``. A culprit cut off by ``max_suspects`` (12)
-counts as a miss (reciprocal rank 0).
+counts as a miss (reciprocal rank 0). The held-out splits (``heldout``, ``heldout2``: scenarios
+written before the scorer changes they judge) are reported apart.
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
 """

@@ -2,7 +2,7 @@
 
 Embedding similarity alone ranks sources by topic, and every source of a run is on the topic of
 its answer. What singles out the source of a wrong fact is that the answer *repeats what it
-says*: its numbers, names, rare words and phrases, claim by claim. So four signals, each in
+says*: its numbers, names, rare words and phrases, claim by claim. So five signals, each in
 [0, 1] and each kept visible in the report:
 
 - ``semantic``: cosine between the suspect's text and the answer, with the chosen embedder;
@@ -14,12 +14,19 @@ says*: its numbers, names, rare words and phrases, claim by claim. So four signa
 - ``phrases``: the same for word bigrams (a shared phrase is stronger evidence than two words);
 - ``claims``: the answer split into clauses; each clause is credited to the source that best
   supports it (term coverage and embedding similarity, averaged), and a clause weighs as much as
-  it answers the run's question (its similarity to it): the source of the claim that *is* the
-  answer wins, not the source of a detail restated beside it.
+  it answers the run's question: its similarity to it times the share of its term weight the
+  question does not already contain, and its term support is judged on that new part only. The
+  source of the claim that *is* the answer wins, not the source of a detail restated beside it,
+  nor a record that merely echoes the question's own details (a booking, an order);
+- ``claimShape``: the share of the source's sentences shaped like a rule or claim (a modal or
+  obligation word: must, may, can, required, entitled, …). When an answer repeats both a user's
+  record and a rule, the rule asserts what holds; this is a prior on the shape of the source,
+  not evidence of use, and it costs culprits that are data records (measured, docs/ranking.md).
 
 The run's input (the question) is given, not evidence: answer terms and phrases it already
 contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
-The evidence score is the plain mean of the four — no weight was fitted to the benchmark corpus.
+The evidence score is the plain mean of the five — no weight was fitted to the benchmark corpus
+(though which signals exist was decided after reading its misses; the held-out sets check that).
 With an expected (correct) answer the score is contrastive: ``semantic`` is similarity to the
 wrong answer minus similarity to the expected one (floored at 0), and what the two answers share
 is given like the question, so only the disputed content counts and sources that support both
@@ -407,7 +414,7 @@ def _signals(
     expected: Profile | None,
     exp_vec: Vector | None,
 ) -> list[dict[str, float]]:
-    """The four signals of every source for ``answer``.
+    """The five signals of every source for ``answer``.
 
     The question's terms and phrases are given, not evidence; with an expected answer, so is
     everything the two answers share (only the disputed content can point at the wrong fact),
