@@ -154,9 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"rows": rows}, indent=1))
         return 0
     width = max(len(r["config"]) for r in rows)
-    nm, nh = len(splits["main"]), len(splits["heldout"])
+    nm, nh, nh2 = len(splits["main"]), len(splits["heldout"]), len(splits["heldout2"])
     print(
-        f"planted-culprit corpus: {nm} scenarios + {nh} held out "
+        f"planted-culprit corpus: {nm} scenarios + {nh} + {nh2} held out "
         f"({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
     )
     print(
