@@ -6,6 +6,9 @@ them.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,18 @@ def cli(*args: str, **kwargs: Any) -> Any:
     from agentbisect.cli import app
 
     return CliRunner().invoke(app, list(args), **kwargs)
+
+
+def afp_proc(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``afp ARGS…`` as a real process on this tree's package; output as text."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "agentbisect", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 @pytest.fixture(autouse=True)
