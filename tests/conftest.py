@@ -46,6 +46,19 @@ def afp_proc(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie counts as dead: it has stopped running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 @pytest.fixture(autouse=True)
 def _private_vector_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
