@@ -7,10 +7,12 @@ import contextlib
 import math
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentbisect.importers import otlp_json
 from agentbisect.importers.conventions import BadContent, indexed, message_from, messages_from
 from agentbisect.importers.otlp_json import BadValue, any_value
 from agentbisect.importers.spans import normalize_id
@@ -170,3 +172,54 @@ def test_any_trace_imports_into_a_run_every_command_reads(spans: list[dict[str, 
     assert run.run_row.toolCalls == ops.count("execute_tool")
     assert run.flags  # at least the synthesized axis
     assert len(set(result.llm_steps)) == len(result.llm_steps)
+
+
+def _one_span_line(values: list[Any]) -> bytes:
+    attrs = [{"key": f"k{i}", "value": v} for i, v in enumerate(values)]
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "s", "attributes": attrs}
+    return msgspec.json.encode({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+any_values = st.recursive(
+    json_values,
+    lambda inner: st.dictionaries(
+        st.sampled_from(
+            [
+                "stringValue",
+                "intValue",
+                "doubleValue",
+                "boolValue",
+                "bytesValue",
+                "arrayValue",
+                "kvlistValue",
+                "x",
+            ]
+        ),
+        inner
+        | st.fixed_dictionaries({"values": st.lists(inner, max_size=3)})
+        | st.fixed_dictionaries(
+            {
+                "values": st.lists(
+                    st.fixed_dictionaries({"key": st.text(max_size=3), "value": inner})
+                )
+            }
+        ),
+        max_size=2,
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.lists(any_values | plain.map(av), max_size=4))
+def test_typed_fast_path_reads_what_the_generic_path_reads(values: list[Any]) -> None:
+    # Every line goes through the typed fast path when it can; the result (values and flagged
+    # problems) must be what the generic AnyValue walk gives for the same bytes.
+    line = _one_span_line(values)
+    fast = otlp_json.read("f", line + b"\n" + line)
+    slow = otlp_json.SpanBatch()
+    for _ in range(2):
+        otlp_json._add_export(otlp_json._DECODER.decode(line), slow, "f")
+    # compared as JSON: 3 == 3.0 in Python, but an int attribute is not a float one
+    enc = msgspec.json.encode
+    assert enc([s.attributes for s in fast.spans]) == enc([s.attributes for s in slow.spans])
+    assert fast.problems == slow.problems
