@@ -7,22 +7,45 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
 from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
 from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
+from agentbisect.suggest import say_nearest
 
 
 def _is_zero(a: BoundaryAggregate) -> bool:
     return not (a.llmCalls or a.toolCalls or a.iterations or a.tokens.input or a.tokens.output)
 
 
+def resolve_group(run: Run, name: str) -> str:
+    """A group id from ``--drill``: exact, or a name without ``#N`` when only one group has it;
+    otherwise a usage error with the candidates or the nearest ids."""
+    ids = [g.runtimeGroupId for g in run.groups]
+    if not ids:
+        why = " (no commit axis)" if run.index_build.legacy else ""
+        raise UsageError(f"--drill {name}: the recording has no boundary groups{why}")
+    if name in ids:
+        return name
+    same = [i for i in ids if i.rsplit("#", 1)[0] == name]
+    if len(same) == 1:
+        return same[0]
+    if same:
+        shown = ", ".join(same[:5]) + (f" … ({len(same)} in all)" if len(same) > 5 else "")
+        raise UsageError(f"--drill {name}: {len(same)} groups have this name; pick one: {shown}")
+    raise UsageError(
+        f"--drill {name}: no such group in the boundary index; "
+        + say_nearest(name, ids, "group id")
+    )
+
+
 def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> AggregateResult:
     """Rollups and index of ``run``; ``drill`` opens the step strip inside that group."""
-    if drill is not None and not any(g.runtimeGroupId == drill for g in run.groups):
-        raise UsageError(f"--drill {drill!r}: no such group in the boundary index")
+    if drill is not None:
+        drill = resolve_group(run, drill)
     internal = {
         e.runtimeStageId
         for e in run.events
@@ -42,6 +65,8 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         parents=parents,
         strip=run.step_strip(drill),
         flags=run.flags,
+        llm_calls=call_rows(run.events)[0],
+        localizable=set(run.commit_log.last_idx),
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,
         traces=[msgspec.to_builtins(t) for t in meta.traces] if meta is not None else None,

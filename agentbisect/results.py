@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from msgspec import Raw
 
 from agentbisect.honesty import HonestyFlag
@@ -65,6 +66,8 @@ class AggregateResult:
     parents: dict[str, str]  # group id -> parent group id, to nest the index tree
     strip: list[Stop]
     flags: list[HonestyFlag]
+    llm_calls: list[LlmCallRow] = field(default_factory=list)
+    localizable: set[str] = field(default_factory=set)  # step ids afp bisect --at-step takes
     show_all: bool = False
     # imported runs only (traces, transcripts): one row per LLM/tool step, the ids --at-step
     # takes, and every trace the file held
@@ -85,6 +88,10 @@ class AggregateResult:
             "aggregates": self.aggregates,
             "index": self.ranges,
             "strip": self.strip,
+            "llmCalls": [
+                {**msgspec.to_builtins(c), "inCommitLog": c.step in self.localizable}
+                for c in self.llm_calls
+            ],
             "honestyFlags": self.flags,
         }
         if self.calls is not None:

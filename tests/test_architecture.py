@@ -89,7 +89,7 @@ CLI_MAY_IMPORT = (
 def test_cli_modules_hold_no_analysis() -> None:
     for path in (PKG / "cli").glob("*.py"):
         for mod in imports_of(path):
-            assert mod.startswith(CLI_MAY_IMPORT), f"{path.name} imports {mod}"
+            assert mod == "agentbisect" or mod.startswith(CLI_MAY_IMPORT), f"{path.name}: {mod}"
 
 
 # ------------------------------------------------------------------------- renderer seam
@@ -213,7 +213,7 @@ def test_recording_flags_reach_bisect_after_upstream_flags(tmp_path: Path) -> No
     gate = afp("bisect", f, "--at-step", "call-llm#40", "--json", "--fail-on", "multiple-runs")
     assert gate.exit_code == 1
     gate = afp("bisect", f, "--at-step", "call-llm#40", "--upstream", "--fail-on", "multiple-runs")
-    assert gate.exit_code == 0
+    assert gate.exit_code == 2  # the upstream report cannot carry it: a gate that never trips
 
 
 def test_upstream_refuses_afp_extensions() -> None:

@@ -91,7 +91,15 @@ def test_aggregate_json_document() -> None:
     res = runner.invoke(app, ["aggregate", recording("planted-fact"), "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert list(doc) == ["source", "run", "aggregates", "index", "strip", "honestyFlags"]
+    assert list(doc) == [
+        "source",
+        "run",
+        "aggregates",
+        "index",
+        "strip",
+        "llmCalls",
+        "honestyFlags",
+    ]
     assert doc["source"]["shape"] == "recording" and doc["source"]["mode"] == "full"
     assert doc["run"]["llmCalls"] == 2 and doc["run"]["label"] == "Run"
     exp = expected("planted-fact", "aggregates")["aggregates"]

@@ -19,10 +19,12 @@ from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
 from agentbisect.bisect.result import BisectResult, bisect_result
 from agentbisect.errors import InputError, UsageError
+from agentbisect.honesty import FLAGS
 from agentbisect.optionfile import read_json_option, read_text_option
 from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
+from agentbisect.suggest import say_nearest
 
 if TYPE_CHECKING:
     from agentbisect.bisect.rerun import CommandRunner
@@ -61,12 +63,12 @@ class BisectOptions:
     jobs: int = 1
     rerun_timeout: float = 300.0
     upstream: bool = False
+    fail_on: list[str] = field(default_factory=list)  # flag names (or "any") that trip the gate
     attribution: str | None = None  # "surrogate": random ablation masks + a sparse linear fit
     masks: int = DEFAULT_MASKS
     keep_prob: float = DEFAULT_KEEP_PROB
     mask_seed: int = 0
     attribution_score: str = "flip"  # or "similarity"
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def surrogate(self) -> SurrogateOptions:
         from agentbisect.bisect.surrogate import SurrogateOptions
@@ -141,26 +143,56 @@ def resolve_step(run: Run, at_step: str | None, at_llm: int | None) -> str | Non
     return ids[at_llm]
 
 
-def _trigger_error(exc: TriggerError, run: Run) -> UsageError:
-    ids = run.llm_call_ids
+def _trigger_error(exc: TriggerError, run: Run, step: str | None) -> UsageError:
+    """The trigger error with what the user can do next: the nearest step ids that can be
+    localized (not all of them: a long run has thousands), and why a composition's calls can't."""
     msg = exc.message.removeprefix("localize: ")
-    if ids:
-        top = [i for i in ids if i in run.commit_log.last_idx]
-        msg += f". LLM-call ids in this recording: {', '.join(ids)}"
-        if not top:
-            msg += (
-                " (none of them committed at the top level: inside a composition only "
-                "top-level steps can be localized)"
-            )
-        elif len(top) < len(ids):
-            msg += f"; of these, in the commit log: {', '.join(top)}"
+    committed = run.commit_log.last_idx
+    ids = run.llm_call_ids
+    localizable = [i for i in ids if i in committed]
+    if step is not None:
+        near = say_nearest(step, committed, "step id")
+        msg += ". " + near[:1].upper() + near[1:]
+    if ids and not localizable:
+        msg += (
+            f". None of the {len(ids)} LLM call(s) committed at the top level: inside a "
+            "composition only top-level steps can be localized"
+        )
+    elif localizable:
+        shown = ", ".join(localizable[-3:])
+        msg += f". LLM calls that can be localized ({len(localizable)}; afp aggregate lists them): "
+        msg += ("… " if len(localizable) > 3 else "") + shown
     else:
         msg += ". The recording has no LLM-call ids (no llm_start events)"
     return UsageError(msg)
 
 
+def unraisable(name: str, opts: BisectOptions) -> str | None:
+    """Why a bisect run with these options can never raise flag ``name`` (None: it can)."""
+    info = FLAGS.get(name)
+    if info is None:
+        return "not a flag; " + say_nearest(name, FLAGS, "flag") + " (or any)"
+    if info.source == "record":
+        return "only afp record raises it"
+    if opts.upstream and info.source != "upstream":
+        return "the --upstream report carries only the upstream library's flags"
+    if name == "baseline-unstable" and opts.rerun is None:
+        return "only reruns raise it: add --rerun CMD"
+    if name == "surrogate-unreliable" and opts.attribution != "surrogate":
+        return "only the surrogate attribution raises it: add --rerun CMD --attribution surrogate"
+    return None
+
+
 def check_options(opts: BisectOptions) -> Comparator | None:
-    """Refuse option combinations that make no sense, before anything is loaded."""
+    """Refuse option combinations that make no sense, before anything is loaded.
+
+    A ``--fail-on`` flag that this mode cannot raise is refused too: a CI gate that can never
+    trip would pass silently.
+    """
+    for name in opts.fail_on:
+        why = None if name == "any" else unraisable(name, opts)
+        if why is not None:
+            raise UsageError(f"--fail-on {name}: {why}")
     if opts.culprits and opts.rerun is None:
         raise UsageError("--culprits needs --rerun")
     if opts.culprits and opts.upstream:
@@ -189,6 +221,13 @@ def bisect_run(
 ) -> BisectResult:
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step."""
     compare = check_options(opts)
+    if len(run.commit_log) == 0:
+        lo = run.loaded
+        missing = "no snapshot" if lo.snapshot is None else "a snapshot without a commit log"
+        raise UsageError(
+            f"{lo.file}: afp bisect slices the commit log (snapshot.commitLog), and this "
+            f"recording has {missing}; afp events and afp aggregate can still read it"
+        )
     if opts.control_deps is not None:
         doc = read_json_option(opts.control_deps, "--control-deps", "a JSON object of control deps")
         run.control_deps = control_deps_from_json(doc, opts.control_deps)
@@ -252,7 +291,7 @@ def bisect_run(
                 upstream=opts.upstream,
             )
         except TriggerError as exc:
-            raise _trigger_error(exc, run) from None
+            raise _trigger_error(exc, run, step) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
             from agentbisect.bisect.surrogate import parallel_batch, run_surrogate
 

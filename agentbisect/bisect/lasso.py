@@ -146,23 +146,38 @@ class _Problem:
             return None
         a = np.asarray(active)
         signs = np.sign(np.asarray([wl[j] for j in active]))
+        g_aa, rhs = self.gram[np.ix_(a, a)], self.c[a] - lam * signs
         try:
-            wa = np.linalg.solve(self.gram[np.ix_(a, a)], self.c[a] - lam * signs)
+            wa = np.linalg.solve(g_aa, rhs)
         except np.linalg.LinAlgError:
-            return None
-        if not np.all(np.sign(wa) == signs):
-            return None
-        w = np.zeros(len(wl))
+            wa = None
+        if wa is not None:
+            w = self._place(a, wa, len(wl))
+            if np.all(np.sign(wa) == signs) and self._optimal(w, lam):
+                return w
+        # A singular G_AA (as many sources as rows, λ near 0): solve() fails or returns a
+        # meaningless point, and coordinate descent only crawls. The minimum-norm solution is
+        # a candidate; the optimality check below decides, as for any other candidate.
+        wa = np.linalg.lstsq(g_aa, rhs, rcond=None)[0]
+        w = self._place(a, wa, len(wl))
+        return w if self._optimal(w, lam) else None
+
+    @staticmethod
+    def _place(a: NDArray[np.int64], wa: FloatArray, p: int) -> FloatArray:
+        w = np.zeros(p)
         w[a] = wa
-        grad = self.c - self.gram @ w  # KKT: grad_j = λ s_j on the support, |grad_j| ≤ λ off it
-        slack = 1e-9 * max(1.0, float(np.max(np.abs(self.c))))
-        if np.any(np.abs(grad[a] - lam * signs) > slack):
-            return None
-        off = np.ones(len(wl), dtype=bool)
-        off[a] = False
-        if np.any(np.abs(grad[off]) > lam + slack):
-            return None
         return w
+
+    def _optimal(self, w: FloatArray, lam: float) -> bool:
+        """The lasso optimality (KKT) conditions, with ``w``'s own support and signs: the
+        gradient is λ·sign(w_j) on the support and at most λ in size off it. The problem is
+        convex, so a point meeting them is a solution."""
+        grad = self.c - self.gram @ w
+        slack = 1e-9 * max(1.0, float(np.max(np.abs(self.c))))
+        on = w != 0.0
+        if np.any(np.abs(grad[on] - lam * np.sign(w[on])) > slack):
+            return False
+        return not np.any(np.abs(grad[~on]) > lam + slack)
 
 
 def lambda_grid(

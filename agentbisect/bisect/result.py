@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from msgspec import UNSET
 
 from agentbisect.bisect.report import ContextBugReport, Suspect
+from agentbisect.js import js_number
 
 if TYPE_CHECKING:
     from agentbisect.results import RunOverview
@@ -39,6 +40,27 @@ class BisectResult:
     @cached_property
     def overview(self) -> RunOverview | None:
         return self.overview_of() if self.overview_of is not None else None
+
+    @property
+    def headline(self) -> str:
+        """The one-line verdict a screen starts with: mode, trigger, top suspect, flag count."""
+        r = self.report
+        parts = [r.mode.upper(), f"trigger {r.step}"]
+        if r.suspects:
+            top, view = r.suspects[0], self.views[0]
+            what = (
+                f"top suspect {view.label} at {top.source}, score {js_number(round(top.score, 3))}"
+            )
+            if top.verdict is not UNSET:
+                what += f", {top.verdict.verdict}"
+            elif r.mode != "causal":
+                what += " (a proxy)"
+            parts.append(what)
+        else:
+            parts.append("no suspects")
+        n = len(r.honestyFlags)
+        parts.append(f"{n} honesty flag{'s' if n != 1 else ''}" if n else "no honesty flags")
+        return " · ".join(parts)
 
 
 def suspect_identity(s: Suspect) -> str:

@@ -30,7 +30,10 @@ def aggregate(
         False, "--all", help="Also show all-zero agent-internal rollups and every index range."
     ),
     drill: str | None = typer.Option(
-        None, "--drill", help="Show the step strip inside this group (a runtimeStageId)."
+        None,
+        "--drill",
+        metavar="GROUP_ID",
+        help="Show the step strip inside this group (a runtimeStageId).",
     ),
     fmt: ReportFormat | None = format_option(
         ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
@@ -49,6 +52,13 @@ def aggregate(
     toward every ancestor and a top-level agent's calls land only in the Run row; `iterations`
     counts loop back-edges under the boundary's path (0 on real recordings, whose loop events
     carry the root path).
+
+    Examples:
+
+    \b
+      afp aggregate run.json
+      afp aggregate run.json --all --drill sf-tools#3
+      afp aggregate run.json --json | jq '.run.tokens'
     """
     from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.cli.common import load_run

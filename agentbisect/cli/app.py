@@ -35,6 +35,7 @@ class AfpGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        args = self._hoist(list(sys.argv[1:] if args is None else args))
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
@@ -64,6 +65,22 @@ class AfpGroup(TyperGroup):
             sys.exit(0)
         sys.exit(rv if isinstance(rv, int) else 0)
 
+    def _hoist(self, args: list[str]) -> list[str]:
+        """Accept the global switches anywhere: ``--debug`` after the subcommand goes to the root;
+        ``-v``/``--verbose`` before it goes to the subcommand (``afp -v aggregate X``)."""
+        cut = args.index("--") if "--" in args else len(args)
+        head, tail = args[:cut], args[cut:]
+        if "--debug" in head:
+            head = ["--debug", *(a for a in head if a != "--debug")]
+        at = next((i for i, a in enumerate(head) if a in self.commands), None)
+        if at is not None:
+            before = head[:at]
+            verbose = [a for a in before if a in ("-v", "--verbose")]
+            if verbose:
+                rest = [a for a in before if a not in ("-v", "--verbose")]
+                head = [*rest, head[at], *verbose, *head[at + 1 :]]
+        return head + tail
+
 
 fastparams.install()
 
@@ -72,7 +89,8 @@ app = typer.Typer(
     name="afp",
     help="Forensics for recorded agentfootprint agent runs (events, rollups, context bisect).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -85,10 +103,28 @@ class _State:
 state = _State()
 
 
+def _version(value: bool) -> None:
+    if value:
+        from agentbisect import __version__
+
+        sys.stdout.write(f"afp {__version__}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(
-        False, "--debug", help="Show tracebacks instead of one-line errors."
+        False,
+        "--debug",
+        help="Show tracebacks instead of one-line errors (also after the command).",
+    ),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        callback=_version,
+        is_eager=True,
+        help="Print afp's version and exit.",
     ),
 ) -> None:
     state.debug = debug

@@ -13,15 +13,16 @@ import typer
 
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import (
+    FILE_ARG,
     LOGS_OPT,
     TRACE_ID_OPT,
+    VERBOSE_OPT,
     format_option,
     import_options,
     pick_format,
 )
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
-from agentbisect.errors import GateTripped, UsageError
-from agentbisect.honesty import FLAGS
+from agentbisect.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
 # Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
@@ -45,45 +46,107 @@ class AttributionScore(StrEnum):
     similarity = "similarity"
 
 
+class Embedder(StrEnum):
+    mock = "mock"  # upstream parity is defined for it; the ranking work adds others
+
+
+class Scorer(StrEnum):
+    semantic_alignment = "semantic-alignment"
+    lexical_overlap = "lexical-overlap"
+
+
 @app.command("bisect")
 @guarded
 def bisect(
-    file: str = typer.Argument(..., help="Recording (path, '-' for stdin, gzip ok)."),
+    file: str = FILE_ARG,
     at_step: str | None = typer.Option(
-        None, "--at-step", help="Trigger: the runtimeStageId of the step that went wrong."
+        None,
+        "--at-step",
+        metavar="STEP_ID",
+        help="Trigger: the runtimeStageId of the step that went wrong (afp aggregate lists them).",
     ),
     at_llm: int | None = typer.Option(
-        None, "--at-llm", help="Trigger: the N-th LLM call (0-based; -1 = the last)."
+        None, "--at-llm", metavar="N", help="Trigger: the N-th LLM call (0-based; -1 = the last)."
     ),
     control_deps: str | None = typer.Option(
-        None, "--control-deps", help="JSON map runtimeStageId -> {deciderId, label?}."
+        None,
+        "--control-deps",
+        metavar="FILE",
+        help="JSON map runtimeStageId -> {deciderId, label?}: the decisions that routed each step.",
     ),
-    max_depth: int = typer.Option(DEFAULT_MAX_DEPTH, "--max-depth", min=0),
-    max_nodes: int = typer.Option(DEFAULT_MAX_NODES, "--max-nodes", min=1),
-    max_suspects: int = typer.Option(DEFAULT_MAX_SUSPECTS, "--max-suspects", min=0),
-    embedder: str = typer.Option("mock", "--embedder", help="Embedder (only 'mock')."),
-    scorer: str = typer.Option(
-        "semantic-alignment", "--scorer", help="semantic-alignment or lexical-overlap."
+    max_depth: int = typer.Option(
+        DEFAULT_MAX_DEPTH,
+        "--max-depth",
+        min=0,
+        metavar="N",
+        help="Slice budget: follow causes at most N hops back from the trigger.",
+    ),
+    max_nodes: int = typer.Option(
+        DEFAULT_MAX_NODES,
+        "--max-nodes",
+        min=1,
+        metavar="N",
+        help="Slice budget: at most N steps in the backward slice.",
+    ),
+    max_suspects: int = typer.Option(
+        DEFAULT_MAX_SUSPECTS,
+        "--max-suspects",
+        min=0,
+        metavar="N",
+        help="Report at most N suspects (the highest-scoring).",
+    ),
+    embedder: Embedder = typer.Option(
+        Embedder.mock, "--embedder", help="Text embedder for content scores (upstream's mock)."
+    ),
+    scorer: Scorer = typer.Option(
+        Scorer.semantic_alignment, "--scorer", help="How suspects' content is scored."
     ),
     rerun: str | None = typer.Option(
-        None, "--rerun", help="Causal mode: command run once per probe and seed (argv, no shell)."
+        None,
+        "--rerun",
+        metavar="CMD",
+        help="Causal mode: run CMD once per probe and seed (split like a shell, run without one).",
     ),
-    samples: int = typer.Option(3, "--samples", min=2, help="Seeded reruns per probe."),
+    samples: int = typer.Option(
+        3, "--samples", min=2, metavar="N", help="Seeded reruns per probe."
+    ),
     original_output: str | None = typer.Option(
-        None, "--original-output", help="The wrong answer (TEXT or @FILE); default: the run's."
+        None,
+        "--original-output",
+        metavar="TEXT|@FILE",
+        help="The wrong answer to compare reruns with; default: the run's final answer.",
     ),
     comparator: str = typer.Option(
-        "similarity", "--comparator", help="similarity | contains:WORD | regex:PATTERN."
+        "similarity",
+        "--comparator",
+        metavar="similarity|contains:WORD|regex:PATTERN",
+        help="When a rerun's answer counts as changed.",
     ),
-    flip_threshold: float = typer.Option(DEFAULT_FLIP_THRESHOLD, "--flip-threshold"),
-    max_ablations: int = typer.Option(5, "--max-ablations", min=0),
-    culprits: bool = typer.Option(False, "--culprits", help="Also run the multi-culprit search."),
+    flip_threshold: float = typer.Option(
+        DEFAULT_FLIP_THRESHOLD,
+        "--flip-threshold",
+        metavar="R",
+        help="similarity comparator: an answer less similar than R to the original flipped.",
+    ),
+    max_ablations: int = typer.Option(
+        5, "--max-ablations", min=0, metavar="N", help="Rerun-test at most the top N suspects."
+    ),
+    culprits: bool = typer.Option(
+        False, "--culprits", help="Also search for the set of suspects that together flip it."
+    ),
     missing_context: str | None = typer.Option(
-        None, "--missing-context", help='JSON {"available": [...], "sent": [...]}.'
+        None,
+        "--missing-context",
+        metavar="FILE",
+        help='JSON {"available": [{id, content?}], "sent": [{id}]}: test what was never sent.',
     ),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Parallel reruns per probe."),
+    jobs: int = typer.Option(1, "--jobs", min=1, metavar="N", help="Parallel reruns per probe."),
     rerun_timeout: float = typer.Option(
-        300.0, "--rerun-timeout", min=0.001, help="Seconds before a rerun is killed."
+        300.0,
+        "--rerun-timeout",
+        min=0.001,
+        metavar="SECONDS",
+        help="Kill a rerun (and its process group) after SECONDS.",
     ),
     attribution: Attribution | None = typer.Option(
         None,
@@ -94,12 +157,19 @@ def bisect(
         ),
     ),
     masks: int = typer.Option(
-        DEFAULT_MASKS, "--masks", min=10, help="Ablation masks (= reruns) for the surrogate."
+        DEFAULT_MASKS,
+        "--masks",
+        min=10,
+        metavar="N",
+        help="Ablation masks (= reruns) for the surrogate.",
     ),
     keep_prob: float = typer.Option(
-        DEFAULT_KEEP_PROB, "--keep-prob", help="Chance each source is kept in a mask (0 < P < 1)."
+        DEFAULT_KEEP_PROB,
+        "--keep-prob",
+        metavar="P",
+        help="Chance each source is kept in a mask (0 < P < 1).",
     ),
-    mask_seed: int = typer.Option(0, "--mask-seed", help="Seed of the mask draw."),
+    mask_seed: int = typer.Option(0, "--mask-seed", metavar="SEED", help="Seed of the mask draw."),
     attribution_score: AttributionScore = typer.Option(
         AttributionScore.flip,
         "--attribution-score",
@@ -118,21 +188,30 @@ def bisect(
         "--upstream",
         help="Exactly the upstream library's report: its honesty flags only, no afp fields.",
     ),
+    verbose: bool = VERBOSE_OPT,
     fail_on: list[str] = typer.Option(
-        [], "--fail-on", help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable."
+        [],
+        "--fail-on",
+        metavar="FLAG",
+        help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable.",
     ),
     trace_id: str | None = TRACE_ID_OPT,
     logs: list[str] | None = LOGS_OPT,
 ) -> None:
-    """Localize the context behind a wrong agent step (correlational; causal with --rerun)."""
-    if embedder != "mock":
-        raise UsageError("--embedder: only 'mock' is available (upstream parity is defined for it)")
+    """Localize the context behind a wrong agent step (correlational; causal with --rerun).
+
+    Ranks the context that flowed into the trigger step (tool results, injections, earlier
+    steps) by a correlational proxy score; only --rerun verdicts are causal claims.
+
+    Examples:
+
+    \b
+      afp bisect run.json --at-llm -1                 # the last LLM call
+      afp bisect run.json --at-step call-llm#40 --format text
+      afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
+      afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
+    """
     name = pick_format(fmt, "json" if as_json else None, "--json", "table")
-    for flag_name in fail_on:
-        if flag_name != "any" and flag_name not in FLAGS:
-            raise UsageError(
-                f"--fail-on {flag_name}: not a flag; choose from any, {', '.join(FLAGS)}"
-            )
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
     from agentbisect.render.progress import rerun_progress
@@ -144,7 +223,7 @@ def bisect(
         max_depth=max_depth,
         max_nodes=max_nodes,
         max_suspects=max_suspects,
-        scorer=scorer,
+        scorer=scorer.value,
         rerun=rerun,
         samples=samples,
         original_output=original_output,
@@ -156,6 +235,7 @@ def bisect(
         jobs=jobs,
         rerun_timeout=rerun_timeout,
         upstream=upstream,
+        fail_on=fail_on,
         attribution=attribution.value if attribution is not None else None,
         masks=masks,
         keep_prob=keep_prob,
@@ -164,10 +244,15 @@ def bisect(
     )
     check_options(opts)
     check_output(output, force, [file])
-    run = load_run(file, False, import_options(trace_id, logs))
-    # the surrogate's reruns are known in advance: its baseline and one per mask
-    total = samples + masks if attribution is not None else None
-    with rerun_progress(enabled=rerun is not None, total=total) as on_call:
+    run = load_run(file, verbose, import_options(trace_id, logs))
+    # The surrogate's reruns are known in advance (its baseline and one per mask); leave-one-out
+    # runs a baseline and at most --max-ablations probes, each --samples reruns.
+    total, at_most = None, False
+    if attribution is not None:
+        total = samples + masks
+    elif not culprits and missing_context is None:
+        total, at_most = samples * (1 + max_ablations), True
+    with rerun_progress(enabled=rerun is not None, total=total, at_most=at_most) as on_call:
         result = bisect_run(run, opts, on_call=on_call)
     emit(name, result, output, force)
     if fail_on:

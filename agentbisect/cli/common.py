@@ -24,3 +24,8 @@ def load_run(path: str, verbose: bool, options: ImportOptions | None = None) -> 
 
 def _err(line: str) -> None:
     sys.stderr.write(clean(line) + "\n")
+
+
+def say(line: str) -> None:
+    """One ``afp:`` line on stderr (for --verbose)."""
+    _err("afp: " + line)

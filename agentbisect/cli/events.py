@@ -25,19 +25,29 @@ from agentbisect.render.formats import EventsFormat
 def events(
     file: str = FILE_ARG,
     types: list[str] = typer.Option(
-        [], "--type", "-t", help="Only these types; glob patterns such as 'llm.*'. Repeatable."
+        [],
+        "--type",
+        "-t",
+        metavar="TYPE",
+        help="Only these types; glob patterns such as 'llm.*'. Repeatable.",
     ),
-    stage: str | None = typer.Option(None, "--stage", help="Only events of this runtimeStageId."),
+    stage: str | None = typer.Option(
+        None, "--stage", metavar="STEP_ID", help="Only events of this runtimeStageId."
+    ),
     path: str | None = typer.Option(
-        None, "--path", help="Only events under this subflow path prefix, e.g. sf-tools or a/b."
+        None,
+        "--path",
+        metavar="SUBFLOW_PATH",
+        help="Only events under this subflow path prefix, e.g. sf-tools or a/b.",
     ),
     at: float | None = typer.Option(
         None,
         "--at",
+        metavar="COMMIT",
         help="Only the boundary events (entry and exit) of the ranges enclosing this commit "
         "position.",
     ),
-    limit: int | None = typer.Option(None, "--limit", min=0, help="At most N events."),
+    limit: int | None = typer.Option(None, "--limit", min=0, metavar="N", help="At most N events."),
     steps: bool = typer.Option(False, "--steps", help="Print the step graph instead."),
     fmt: EventsFormat | None = format_option(
         EventsFormat, "Default: table on a terminal, jsonl in a pipe."
@@ -53,6 +63,15 @@ def events(
     JSON Lines carry each event exactly as recorded (upstream camelCase names, field order and
     any fields from newer producers), so `afp events run.json | jq 'select(.type=="llm.end")'`
     works; --format json prints them as one array.
+
+    Examples:
+
+    \b
+      afp events run.json                       # a table on a terminal
+      afp events run.json -t 'llm.*' --limit 5
+      afp events run.json --stage call-llm#40 --json | jq .type
+      afp events run.json --at 12               # ranges open at commit 12
+      afp events run.json --steps               # the step graph
     """
     from agentbisect.cli.common import load_run
     from agentbisect.render import get_renderer

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, format_option, pick_format
+from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def genui_stats(
     file: str | None = typer.Argument(
         None,
-        metavar="[FILE]",
+        metavar="FILE",
         help="GenuiCallRow rows: a JSON array or JSON Lines, gzip detected by its magic bytes; "
         "- for stdin. Omit it with --db.",
     ),
@@ -60,6 +60,7 @@ def genui_stats(
     output: str | None = OUTPUT_OPT,
     force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
+    verbose: bool = VERBOSE_OPT,
     scrub: bool = typer.Option(
         False,
         "--scrub",
@@ -85,6 +86,13 @@ def genui_stats(
     summarized with the upstream GenuiStats rules. Without --json the tables are printed even
     when stdout is not a terminal (pipe to less keeps them readable); use --json for machines:
     it prints the GenuiStats document with keys in the upstream order.
+
+    Examples:
+
+    \b
+      afp genui-stats calls.jsonl
+      afp genui-stats calls.json.gz --from 2026-11-01 --to 2026-11-30 --json
+      afp genui-stats --db sqlite:///telemetry.db --min-first-try-rate 0.9
     """
     _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
     from agentbisect.genui.stats import genui_stats as compute
@@ -97,6 +105,13 @@ def genui_stats(
         file, db=db, table=table, query=query, from_day=from_day, to_day=to_day, scrub=scrub
     )
     emit(name, result, output, force)
+    if verbose:
+        from agentbisect.cli.common import say
+
+        say(
+            f"read rows from {result.source}: {result.stats.totals.calls:,} call(s) after "
+            "deduplication and the day range"
+        )
     _gates(result.stats, min_first_try_rate, max_failed)
 
 

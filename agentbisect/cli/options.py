@@ -17,6 +17,7 @@ VERBOSE_OPT = typer.Option(False, "--verbose", "-v", help="Say which shape was r
 TRACE_ID_OPT = typer.Option(
     None,
     "--trace-id",
+    metavar="TRACE_ID",
     help="OpenTelemetry input holding several traces: analyse this one (default: the trace whose "
     "root span ended last).",
 )

@@ -11,6 +11,7 @@ from agentbisect.cli.options import (
     JSON_OPT,
     LOGS_OPT,
     TRACE_ID_OPT,
+    VERBOSE_OPT,
     format_option,
     import_options,
     pick_format,
@@ -66,6 +67,13 @@ summary goes to stderr.
 Lean (--detail lean) drops payload, args, result, content and contentSummary from every
 domain event. It is not redaction: rationale, reason and systemPromptText survive, and the
 typed events and snapshot still hold full content.
+
+Examples:
+
+\b
+  afp record run.capture.jsonl -o run.recording.json
+  afp record big.recording.json -o small.json.gz --detail lean --max-events 2000
+  afp record run.json -o out.json --force --format json | jq .honestyFlags
 """
 
 
@@ -75,9 +83,11 @@ def record_command(
     input_path: str = typer.Argument(
         ...,
         metavar="INPUT",
-        help="Capture (.jsonl), recording, OpenTelemetry trace or chat transcript.",
+        help="Capture (.jsonl), recording, OpenTelemetry trace or chat transcript; - for stdin.",
     ),
-    output: str = typer.Option(..., "-o", "--output", help="File to write (.gz compresses)."),
+    output: str = typer.Option(
+        ..., "-o", "--output", metavar="FILE", help="File to write (.gz compresses)."
+    ),
     detail: Detail = typer.Option(
         Detail.full, "--detail", help="full: domain events with content; lean: without content."
     ),
@@ -86,10 +96,12 @@ def record_command(
         "--keep-embeddings",
         help="Keep raw embedding vectors (default: replace them with {dims, norm}).",
     ),
-    max_events: float = typer.Option(
+    max_events: int = typer.Option(
         DEFAULT_MAX_EVENTS,
         "--max-events",
-        help="Keep at most N typed events, dropping the oldest (bad values: 10000).",
+        min=1,
+        metavar="N",
+        help="Keep at most N typed events (a whole number ≥ 1), dropping the oldest.",
     ),
     gzip: bool = typer.Option(False, "--gzip", help="gzip the output (also implied by .gz)."),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing OUTPUT."),
@@ -97,6 +109,7 @@ def record_command(
         SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."
     ),
     as_json: bool = JSON_OPT,
+    verbose: bool = VERBOSE_OPT,
     trace_id: str | None = TRACE_ID_OPT,
     logs: list[str] | None = LOGS_OPT,
 ) -> None:
@@ -115,3 +128,7 @@ def record_command(
         options=import_options(trace_id, logs),
     )
     get_renderer(name).render(summary)
+    if verbose:
+        from agentbisect.cli.common import say
+
+        say(f"read {summary.bytes_in:,} bytes as {summary.shape_in}; wrote {summary.bytes_out:,}")

@@ -172,7 +172,43 @@ def _shape(name: str, data: bytes | mmap.mmap) -> tuple[bytes | mmap.mmap, str |
         return data, None  # an empty file is zero rows, not an error
     if b"\x00" in data[:4096]:
         raise InputError(name, f"binary data; expected {WHAT} (or gzip of it)")
-    return data, "array" if data[first.start()] == ord("[") else "lines"
+    start = first.start()
+    if data[start] == ord("{"):
+        _refuse_recording(name, data, start)  # one line's keys: cheap next to the rows
+    return data, "array" if data[start] == ord("[") else "lines"
+
+
+_RECORDING_KEYS = frozenset(
+    {
+        "snapshot",
+        "events",
+        "structure",
+        "format",
+        "recording",
+        "commitLog",
+        "flow",
+        "typed",
+        "commit",
+        "afp",
+    }
+)
+
+
+def _refuse_recording(name: str, data: bytes | mmap.mmap, start: int) -> None:
+    """An agent recording or capture handed to genui-stats: say so instead of 'toolCallId:
+    missing' on line 1."""
+    end = data.find(b"\n", start)
+    line = bytes(data[start : len(data) if end < 0 else end])
+    try:
+        keys = msgspec.json.decode(line, type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return  # not one object per line: the row decoder names the problem
+    if keys.keys() & _RECORDING_KEYS:
+        raise InputError(
+            name,
+            "this is an agent recording (or capture), not GenuiCallRow rows: read it with "
+            "afp events, afp aggregate or afp bisect",
+        )
 
 
 def _decode_array(name: str, data: bytes) -> list[GenuiCallRow]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, cast
 
-from agentbisect.errors import UsageError
+from agentbisect.errors import InputError, UsageError
 from agentbisect.importers.base import Conversion, Importer, ImportOptions
 from agentbisect.load import Loaded
 
@@ -79,13 +79,36 @@ def import_bytes(
     check_options(imp, options)
     if imp is None or imp is cast(Importer, recording):
         # Not JSON-ish at all still goes to the recording importer, which names the JSON error.
-        return recording.load(name, data, compressed)
-    conv = convert_with(imp, name, data, options)
-    loaded = recording.load(name, conv.data, compressed)
-    loaded.shape = imp.NAME
-    loaded.size = len(data)
-    loaded.warnings[:0] = conv.notes
+        loaded = recording.load(name, data, compressed)
+    else:
+        conv = convert_with(imp, name, data, options)
+        loaded = recording.load(name, conv.data, compressed)
+        loaded.shape = imp.NAME
+        loaded.size = len(data)
+        loaded.warnings[:0] = conv.notes
+    require_content(loaded)
     return loaded
+
+
+def require_content(loaded: Loaded) -> None:
+    """A file with no events of either kind, no commit log and no readable boundary row holds
+    nothing any command can use: it is not a recording (``{"snapshot": 5}``), an input error.
+    Degraded files that hold any of these stay readable, with honesty flags."""
+    if loaded.domain is not None and (loaded.domain.events or loaded.domain.non_objects):
+        return
+    if not loaded.commit_log_empty():
+        return
+    raw = loaded.typed_events_raw
+    if raw is not None and memoryview(raw)[:64].tobytes().replace(b" ", b"").strip()[:2] != b"[]":
+        return
+    # Name the part that was there but unreadable, if any: that is what the user must fix.
+    parts = [w for w in loaded.warnings if "unreadable" in w.flag] or loaded.warnings
+    why = f"{parts[0].flag}: {parts[0].note}" if parts else ""
+    raise InputError(
+        loaded.file,
+        "not a recording: no domain events, no typed events, no commit log"
+        + (f" ({why})" if why else ""),
+    )
 
 
 def shape_label(shape: str) -> str:

@@ -24,11 +24,22 @@ def _stdout_open() -> None:
 
 
 def stdout_console() -> Console:
-    """A console on the *current* ``sys.stdout`` (tests swap it), never interpreting markup."""
+    """A console on the *current* ``sys.stdout`` (tests swap it), never interpreting markup.
+
+    When the reader leaves (``afp aggregate X | head -1``) rich would exit with status 1, which
+    afp reserves for tripped gates; this console raises ``BrokenPipeError`` instead, which the
+    CLI turns into a quiet exit 0.
+    """
     from rich.console import Console  # only table output pays for rich
 
     _stdout_open()
-    return Console(file=sys.stdout, markup=False, highlight=False, emoji=False)
+
+    class _PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            silence_stdout()
+            raise BrokenPipeError
+
+    return _PipeConsole(file=sys.stdout, markup=False, highlight=False, emoji=False)
 
 
 def stderr_console() -> Console:

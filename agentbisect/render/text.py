@@ -31,6 +31,16 @@ MODE_CORRELATIONAL = (
     "mode: CORRELATIONAL — ranking only; every score is an embedding-geometry proxy; "
     "no causal claim is made"
 )
+# Without reruns there is no verdict. Upstream's sentence names its library API; afp's names the
+# CLI option (upstream's is kept under --upstream, where the rendering is upstream's).
+NO_VERDICT_UPSTREAM = (
+    "    verdict: (none — correlational ranking only; supply an AblationRunner to test causally)"
+)
+NO_VERDICT = (
+    "    verdict: (none — correlational ranking only; rerun with --rerun CMD to test causally)"
+)
+NO_RESTORE_VERDICT_UPSTREAM = "    verdict: (none — candidate only; supply a restoration runner)"
+NO_RESTORE_VERDICT = "    verdict: (none — candidate only; add --rerun CMD to test restoring it)"
 FOOTER = (
     "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
     "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
@@ -134,10 +144,7 @@ def format_report(result: BisectResult) -> str:
             if s.cost is not UNSET:
                 lines.append(_cost_line(s, view))
         elif not causal:
-            lines.append(
-                "    verdict: (none — correlational ranking only; supply an AblationRunner to "
-                "test causally)"
-            )
+            lines.append(NO_VERDICT_UPSTREAM if result.upstream else NO_VERDICT)
     if r.dropped is not UNSET and r.dropped:
         lines.append("")
         lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
@@ -147,7 +154,7 @@ def format_report(result: BisectResult) -> str:
                 lines.append(f"    verdict: {c.verdict.claim}")
                 lines.append(_runs_line(c.runs, restore=True))
             else:
-                lines.append("    verdict: (none — candidate only; supply a restoration runner)")
+                lines.append(NO_RESTORE_VERDICT_UPSTREAM if result.upstream else NO_RESTORE_VERDICT)
     if r.attribution is not UNSET:
         lines.append("")
         lines.extend(attribution_lines(r.attribution))

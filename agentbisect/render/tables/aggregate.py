@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from agentbisect.boundary.calls import LlmCallRow
 from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
@@ -182,8 +183,48 @@ def calls_table(calls: list[dict[str, Any]]) -> None:
 def render_aggregate(result: AggregateResult) -> None:
     """Rollups, the index tree (60 ranges unless --all), the step strip, then the flags."""
     rollup_table(result.run_row, result.aggregates, result.hidden, result.show_all)
-    if result.calls is not None:
+    if result.calls is not None:  # imported runs: LLM and tool steps, failures, trace ids
         calls_table(result.calls)
+    else:
+        llm_call_table(result.llm_calls, result.localizable)
     index_tree(result.ranges, result.parents, None if result.show_all else 60)
     strip_table(result.strip)
     flags_block(result.flags)
+
+
+def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
+    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes."""
+    con = stdout_console()
+    if not calls:
+        con.print(safe("LLM calls: none recorded"), style="dim")
+        return
+    table = Table(title=f"LLM calls ({len(calls)})", title_justify="left", pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("step id", no_wrap=True)
+    table.add_column("model", overflow="fold")
+    table.add_column("tok in", justify="right", no_wrap=True)
+    table.add_column("tok out", justify="right", no_wrap=True)
+    table.add_column("latency", justify="right", no_wrap=True)
+    table.add_column("tools asked for", overflow="fold")
+    for c in calls:
+        step = safe(c.step)
+        if c.step not in localizable:
+            step.append(" *", style="dim")
+        table.add_row(
+            str(c.index),
+            step,
+            safe(c.model),
+            "" if c.tokensIn is None else f"{c.tokensIn:,}",
+            "" if c.tokensOut is None else f"{c.tokensOut:,}",
+            "" if c.latencyMs is None else _dur(c.latencyMs),
+            safe(", ".join(c.tools)),
+        )
+    con.print(table)
+    if any(c.step not in localizable for c in calls):
+        con.print(
+            safe(
+                "* not in the commit log (inside a composition or no snapshot): afp bisect "
+                "--at-step cannot localize it"
+            ),
+            style="dim",
+        )

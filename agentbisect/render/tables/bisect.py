@@ -20,6 +20,10 @@ from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import fit_text, hop_text, search_lines, signed
 
+# Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
+MAX_HOPS = 5
+KEEP_HOPS = 3
+
 
 def stats_text(b: AblationRunStats) -> str:
     """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max]."""
@@ -34,6 +38,7 @@ def render_report(result: BisectResult) -> None:
     """Print the report to stdout: banner, suspects, evidence paths, missing context, honesty."""
     r = result.report
     con = stdout_console()
+    con.print(safe(result.headline, "bold"))
     causal = r.mode == "causal"
     banner = (
         "CAUSAL — verdicts are the only causal claims"
@@ -64,13 +69,16 @@ def render_report(result: BisectResult) -> None:
     table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False, pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("kind", no_wrap=True)
-    table.add_column("identity", overflow="fold", ratio=2)
-    table.add_column("stage", overflow="fold", ratio=2)
+    # Identities and verdicts keep whole words (up to 32 columns, then an ellipsis); the stage
+    # column, the least read, is the one that wraps.
+    widest = max((len(v.identity) for v in result.views), default=8)
+    table.add_column("identity", no_wrap=True, overflow="ellipsis", min_width=min(widest, 32))
+    table.add_column("stage", overflow="fold", ratio=1)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("path", justify="right", no_wrap=True)
     table.add_column("content", justify="right", no_wrap=True)
     if causal:
-        table.add_column("verdict (flips)", overflow="fold", ratio=2)
+        table.add_column("verdict (flips)", no_wrap=True, overflow="ellipsis")
     for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
         upper = s.semanticScore is UNSET
         score = Text(to_fixed(s.score, 3))
@@ -105,12 +113,26 @@ def render_report(result: BisectResult) -> None:
     if any(s.semanticScore is UNSET for s in r.suspects):
         con.print(Text("≤ path-only score: no content signal, so it is an upper bound", "dim"))
 
+    if r.honestyFlags:
+        body = Text("\n").join(flag_text(fl) for fl in r.honestyFlags)
+        con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
+    else:
+        con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))
+
     if r.suspects:
         tree = Tree(Text("Evidence paths (trigger first)", style="bold"))
         for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
             branch = tree.add(Text.assemble(f"{i}. ", safe(view.label), " at ", safe(s.source)))
             node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
-            for h in s.edgePath:
+            hops = s.edgePath
+            if len(hops) > MAX_HOPS:  # long paths: the first hops and the suspect's end
+                first_hops, tail = hops[:KEEP_HOPS], hops[-1:]
+                for h in first_hops:
+                    node = node.add(safe(hop_text(h)))
+                hidden = len(hops) - KEEP_HOPS - 1
+                node = node.add(Text(f"… {hidden} more hop(s) …", style="dim"))
+                hops = tail
+            for h in hops:
                 node = node.add(safe(hop_text(h)))
             if s.verdict is not UNSET:
                 branch.add(safe(s.verdict.claim, "italic"))
@@ -145,11 +167,6 @@ def render_report(result: BisectResult) -> None:
             line.append_text(safe(" + ".join(x.label for x in grp)))
         line.append(f"\n  {len(cr.probes)} probe(s), {cr.runsUsed} rerun(s)")
         con.print(line)
-    if r.honestyFlags:
-        body = Text("\n").join(flag_text(fl) for fl in r.honestyFlags)
-        con.print(Panel(body, title="Honesty", expand=False, border_style="yellow"))
-    else:
-        con.print(Panel(Text("no honesty flags"), title="Honesty", expand=False))
 
 
 def print_attribution(a: Attribution) -> None:
