@@ -53,6 +53,11 @@ _ALL = (
         "surrogate attribution: held-out R² below 0.5, the weights are not trustworthy",
         "bisect",
     ),
+    FlagInfo(
+        "mock-embedder",
+        "similarities come from the mock embedder: character-count geometry, not meaning",
+        "bisect",
+    ),
     # --- raised while reading a file
     FlagInfo(
         "redacted", "the trace was written with redaction: content fields hold markers", "loader"

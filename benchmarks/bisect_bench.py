@@ -3,7 +3,8 @@
 Measures, on the same file: a bare ``msgspec.json.decode`` (recursion limit raised), ``afp bisect
 FILE --at-llm -1 --json`` end to end (in process: load + localize + JSON; and as a subprocess,
 interpreter start-up included), and the localization alone (load excluded) at default budgets,
-whose goal is < 50 ms. Uses ``benchmarks/synth.py``'s ``make_long_run`` when it is there, else a
+whose goal is < 50 ms — all under ``--upstream`` (mock embedder, upstream ranking), the setting
+the start-up and speed goals are defined for; ``embed_speed.py`` measures the default embedder. Uses ``benchmarks/synth.py``'s ``make_long_run`` when it is there, else a
 small generator of its own.
 
     python benchmarks/bisect_bench.py [--mb 30] [--repeat 5] [--file PATH]
@@ -175,7 +176,7 @@ def main() -> None:
     def end_to_end() -> str:
         loaded = load(str(path))
         art = artifacts_from_loaded(loaded)
-        return report_json(localize(art, at_step=art.llm_call_ids[-1]), indent=2)
+        return report_json(localize(art, at_step=art.llm_call_ids[-1], upstream=True), indent=2)
 
     e2e = best(end_to_end, args.repeat)
     loaded = load(str(path))
@@ -184,7 +185,7 @@ def main() -> None:
     def loc() -> object:
         art = artifacts_from_loaded(loaded)
         t = time.perf_counter()
-        localize(art, at_step=art.llm_call_ids[-1])
+        localize(art, at_step=art.llm_call_ids[-1], upstream=True)
         return time.perf_counter() - t
 
     loc_times = sorted(loc() for _ in range(args.repeat))  # type: ignore[type-var]
@@ -192,14 +193,24 @@ def main() -> None:
     for _ in range(max(1, args.repeat // 2)):
         t = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "agentbisect", "bisect", str(path), "--at-llm", "-1", "--json"],
+            [
+                sys.executable,
+                "-m",
+                "agentbisect",
+                "bisect",
+                str(path),
+                "--at-llm",
+                "-1",
+                "--json",
+                "--upstream",
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
             cwd=ROOT,
         )
         sub_times.append(time.perf_counter() - t)
     art = artifacts_from_loaded(loaded)
-    rep = localize(art, at_step=art.llm_call_ids[-1])
+    rep = localize(art, at_step=art.llm_call_ids[-1], upstream=True)
     print(
         f"commits {len(art.commit_log)}, LLM calls {len(art.llm_call_ids)}, slice nodes {rep.sliceStats.nodes}, "
         f"truncated {rep.sliceStats.truncated is not msgspec.UNSET}"

@@ -6,8 +6,11 @@ them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -26,3 +29,15 @@ def cli(*args: str, **kwargs: Any) -> Any:
     from agentbisect.cli import app
 
     return CliRunner().invoke(app, list(args), **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def _private_vector_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Tests never read or fill the user's vector cache (subprocesses inherit this too). It lives
+    beside, not inside, the test's tmp_path, which some tests expect to hold only their files."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.delenv("AGENTBISECT_NO_CACHE", raising=False)
+    yield cache

@@ -201,13 +201,27 @@ def _two_runs(tmp_path: Path) -> Path:
 
 def test_recording_flags_reach_bisect_after_upstream_flags(tmp_path: Path) -> None:
     f = str(_two_runs(tmp_path))
-    ours = json.loads(afp("bisect", f, "--at-step", "call-llm#40", "--json").stdout)
+    ours = json.loads(
+        afp(
+            "bisect",
+            f,
+            "--at-step",
+            "call-llm#40",
+            "--json",
+            "--embedder",
+            "mock",
+            "--ranking",
+            "upstream",
+        ).stdout
+    )
     theirs = json.loads(afp("bisect", f, "--at-step", "call-llm#40", "--json", "--upstream").stdout)
     names = [x["flag"] for x in ours["honestyFlags"]]
     up_names = [x["flag"] for x in theirs["honestyFlags"]]
     assert "multiple-runs" in names and "multiple-runs" not in up_names
     assert names[: len(up_names)] == up_names  # upstream's flags first, in their order
-    assert ours["suspects"] == theirs["suspects"]
+    assert ours["suspects"] == theirs["suspects"]  # same embedder, same ranking
+    assert (ours["embedder"], ours["ranking"]) == ("mock", "upstream")
+    assert "embedder" not in theirs and "ranking" not in theirs
     table = afp("bisect", f, "--at-step", "call-llm#40")
     assert table.exit_code == 0 and "multiple-runs" in table.stdout
     gate = afp("bisect", f, "--at-step", "call-llm#40", "--json", "--fail-on", "multiple-runs")

@@ -64,7 +64,9 @@ class Scripted:
 def test_fixture_a_causal() -> None:
     script = Scripted()
     rerun = RerunOptions(runner=sequential(script), original_output=ORIGINAL, flip_threshold=0.9)
-    report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", rerun=rerun)
+    report = localize(
+        Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", rerun=rerun, upstream=True
+    )
     assert report.mode == "causal"
     assert script.calls == [
         ((), 0),
@@ -153,7 +155,7 @@ def test_fixture_a_causal() -> None:
 
 def test_fixture_a_culprits() -> None:
     script = Scripted()
-    art_report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6")
+    art_report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", upstream=True)
     rerun = RerunOptions(
         runner=sequential(script), original_output=ORIGINAL, samples=2, flip_threshold=0.9
     )
@@ -191,7 +193,9 @@ def test_fixture_a_missing_context() -> None:
         original_output=ORIGINAL,
         flip_threshold=0.9,
     )
-    report = localize(Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", missing_context=mc)
+    report = localize(
+        Run(load(str(MINI / "mini-a.json"))), at_step="llm#6", missing_context=mc, upstream=True
+    )
     assert report.mode == "causal" and report.baseline is UNSET
     (c,) = report.dropped
     assert (c.id, c.content) == ("refund-policy", "Refunds only within 30 days.")

@@ -97,7 +97,7 @@ def test_budgets_options() -> None:
 
 
 def test_text_format() -> None:
-    res = invoke(str(MINI / "mini-a.json"), "--at-step", "llm#6", "--format", "text")
+    res = invoke_up(str(MINI / "mini-a.json"), "--at-step", "llm#6", "--format", "text")
     assert res.exit_code == 0
     lines = res.stdout.rstrip("\n").split("\n")
     assert lines[0] == 'CONTEXT BUG LOCALIZATION — trigger llm#6 "CallLLM" (explicit)'
@@ -231,7 +231,7 @@ def test_replay_with_jobs_counts_in_seed_order() -> None:
 
 def test_causal_text_and_terminal() -> None:
     cmd = f"{PY} {REPLAY} causal"
-    res = invoke(
+    res = invoke_up(
         PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL["causal"], "--format", "text"
     )
     assert res.exit_code == 0
@@ -319,7 +319,7 @@ def test_culprits_cli(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.stderr
     rep = json.loads(res.stdout)
-    assert list(rep)[-1] == "culprits"
+    assert list(rep)[-3:] == ["culprits", "embedder", "ranking"]  # after every upstream key
     assert rep["culprits"]["verdict"] == "confirmed"
     assert [[c["label"] for c in g] for g in rep["culprits"]["culprits"]] == [
         ["injection 'vip-override-fact'"]
@@ -368,7 +368,7 @@ def test_missing_context_cli(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     rep = json.loads(res.stdout)
     assert list(rep).index("dropped") < list(rep).index("sliceStats")
-    assert list(rep)[-2:] == ["baseline", "restorationBaseline"]
+    assert list(rep)[-4:] == ["baseline", "restorationBaseline", "embedder", "ranking"]
     assert rep["dropped"][0]["verdict"]["verdict"] == "confirmed"
     assert "restoring" in rep["dropped"][0]["verdict"]["claim"]
     res = invoke(

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 from agentbisect.bisect import localize
-from agentbisect.bisect.report import EdgePathStep, Suspect
+from agentbisect.bisect.report import EdgePathStep, Suspect, to_builtins
 from agentbisect.bisect.slice import causal_chain
 from agentbisect.bisect.suspects import rank
 from agentbisect.commitlog import CommitLog, deep_smart_merge
@@ -211,9 +211,8 @@ def test_budgets_and_score_ranges(
     sl = causal_chain(art.commit_log, step, art.keys_read, max_depth, max_nodes, art.control_deps)
     assert len(sl.nodes) <= max_nodes
     assert all(n.depth <= max_depth for n in sl.nodes)
-    report = localize(
-        art, at_step=step, max_depth=max_depth, max_nodes=max_nodes, max_suspects=max_suspects
-    )
+    budgets = {"max_depth": max_depth, "max_nodes": max_nodes, "max_suspects": max_suspects}
+    report = localize(art, at_step=step, upstream=True, **budgets)
     assert report.sliceStats.nodes <= max_nodes
     assert len(report.suspects) <= max_suspects
     for s in report.suspects:
@@ -223,6 +222,20 @@ def test_budgets_and_score_ranges(
         assert all(0 <= h.weight <= 1 for h in s.edgePath)
     scores = [s.score for s in report.suspects]
     assert scores == sorted(scores, reverse=True)
+    # evidence-first: the same suspects (before the cut), content-backed ones first by evidence
+    ours = localize(art, at_step=step, embedder="mock", **{**budgets, "max_suspects": 99})
+    full = localize(art, at_step=step, upstream=True, **{**budgets, "max_suspects": 99})
+
+    def ident(s: Suspect) -> str:
+        return repr((s.source, s.kind, to_builtins(s.detail) if s.detail is not UNSET else None))
+
+    assert sorted(map(ident, full.suspects)) == sorted(map(ident, ours.suspects))
+    backed = [s.evidence is not UNSET for s in ours.suspects]
+    assert backed == sorted(backed, reverse=True)
+    ev = [s.evidence.score for s in ours.suspects if s.evidence is not UNSET]
+    assert ev == sorted(ev, reverse=True) and all(0 <= x <= 1 for x in ev)
+    cut = localize(art, at_step=step, embedder="mock", **budgets)
+    assert [s.source for s in cut.suspects] == [s.source for s in ours.suspects][:max_suspects]
 
 
 def _suspect(i: int, score: float) -> Suspect:

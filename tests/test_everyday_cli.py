@@ -302,6 +302,7 @@ def test_comparator_warning_once_per_run() -> None:
     res = cli(
         "bisect", str(PLANTED), "--at-step", "call-llm#40", "--rerun", cmd,
         "--samples", "4", "--flip-threshold", "0.98", "--max-ablations", "3", "--json",
+        "--embedder", "mock", "--ranking", "upstream",
     )  # fmt: skip
     assert res.exit_code == 0, res.stderr
     assert res.stderr.count("rarely flips") == 1
@@ -311,10 +312,13 @@ def test_comparator_warning_once_per_run() -> None:
 
 
 def test_bisect_screen_starts_with_a_verdict_and_flags_before_paths() -> None:
-    out = cli("bisect", REACT, "--at-llm", "-1").stdout
+    out = cli(
+        "bisect", REACT, "--at-llm", "-1", "--embedder", "mock", "--ranking", "upstream"
+    ).stdout
     head = " ".join(out.splitlines()[:2])  # the headline may wrap at 80 columns
     assert head.startswith("CORRELATIONAL · trigger call-llm#106 · top suspect arg 'seed#0'")
-    assert "(a proxy) · 2 honesty flags" in head
+    assert "(a proxy) · 3 honesty flags" in head  # upstream's two, plus mock-embedder
+    assert "mock-embedder" in out
     assert out.index("Honesty") < out.index("Evidence paths")
     assert "get_refund_policy" in out  # identities keep whole words at 80 columns
 

@@ -36,6 +36,8 @@ def causal_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Relative, as a user types it (the path is shown in the page and its screenshot).
     argv += [os.path.relpath(UPSTREAM / "planted-fact.recording.json", ROOT)]
     argv += ["--at-step", "call-llm#40", "--rerun", rerun, "--comparator", "contains:APPROVED"]
+    # the log replays upstream's probes, in upstream's order of suspects
+    argv += ["--embedder", "mock", "--ranking", "upstream"]
     argv += ["--format", "html", "-o", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     res = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

@@ -39,6 +39,11 @@ def invoke(truth: str, *args: str, fake_args: tuple[str, ...] = ()) -> Any:
         "Refund APPROVED",
         "--attribution",
         "surrogate",
+        # written for upstream's order of suspects (the evidence-first order has its own tests)
+        "--embedder",
+        "mock",
+        "--ranking",
+        "upstream",
         *args,
     )
 
@@ -52,7 +57,7 @@ def test_or_culprits_on_top_in_json_with_the_report_unchanged_around_them() -> N
     # the surrogate replaces leave-one-out: no suspect carries a verdict, the ranking is kept
     assert all("verdict" not in s and "runs" not in s for s in rep["suspects"])
     assert [s["source"] for s in rep["suspects"]][:4] == ["llm#2", "route#3", "seed#0", "tool#4"]
-    assert list(rep)[-1] == "attribution"
+    assert list(rep)[-3:] == ["attribution", "embedder", "ranking"]
     a = rep["attribution"]
     assert a["method"] == "surrogate" and a["masks"] == 16 and a["keepProb"] == 0.5
     assert a["rerunsUsed"] == 3 + 16

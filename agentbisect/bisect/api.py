@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.embedders import ResolvedEmbedder, resolve_embedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport
 from agentbisect.bisect.result import BisectResult, bisect_result
@@ -69,6 +70,10 @@ class BisectOptions:
     keep_prob: float = DEFAULT_KEEP_PROB
     mask_seed: int = 0
     attribution_score: str = "flip"  # or "similarity"
+    embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
+    ranking: str | None = None  # evidence-first (default) | upstream
+    expected: str | None = None  # the right answer, TEXT or @FILE: contrastive evidence
+    no_cache: bool = False  # do not read or write the on-disk vector cache
 
     def surrogate(self) -> SurrogateOptions:
         from agentbisect.bisect.surrogate import SurrogateOptions
@@ -96,6 +101,10 @@ def parse_comparator(spec: str) -> Comparator | None:
             raise UsageError(f"--comparator: bad regular expression ({exc})") from None
         return lambda a, b: bool(rx.search(a)) != bool(rx.search(b))
     raise UsageError("--comparator must be similarity, contains:WORD or regex:PATTERN")
+
+
+def _text_or_file(value: str, option: str) -> str:
+    return read_text_option(value[1:], option) if value.startswith("@") else value
 
 
 def _original_output(value: str | None, run: Run) -> str:
@@ -210,6 +219,16 @@ def check_options(opts: BisectOptions) -> Comparator | None:
             opts.surrogate().check()
         except ValueError as exc:
             raise UsageError(f"--attribution surrogate: {exc}") from None
+    if opts.upstream:
+        # the upstream report is defined for the mock embedder and upstream's own ranking
+        if opts.embedder not in (None, "mock"):
+            raise UsageError("--upstream pins the mock embedder: drop --embedder")
+        if opts.ranking not in (None, "upstream"):
+            raise UsageError("--upstream pins the upstream ranking: drop --ranking")
+        if opts.expected is not None:
+            raise UsageError(
+                "--expected is an afp extension: it cannot be combined with --upstream"
+            )
     return parse_comparator(opts.comparator)
 
 
@@ -233,7 +252,15 @@ def bisect_run(
         run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
-    emb = EmbeddingCache(MockEmbedder())
+    resolved = (
+        ResolvedEmbedder(EmbeddingCache(MockEmbedder()), "mock", "mock")
+        if opts.upstream
+        else resolve_embedder(opts.embedder, use_cache=not opts.no_cache)
+    )
+    if resolved.notice is not None:
+        warnings.append(resolved.notice)
+    emb = resolved.embedder
+    expected = _text_or_file(opts.expected, "--expected") if opts.expected is not None else None
     runner: CommandRunner | None = None
     rerun_opts: RerunOptions | None = None
     mc: MissingContext | None = None
@@ -247,7 +274,7 @@ def bisect_run(
                 raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
             if not argv:
                 raise UsageError("--rerun: empty command")
-            if compare is None:
+            if compare is None and resolved.name == "mock":
                 warnings.append(SIMILARITY_WARNING)
             # Only reruns pay for the process pool and logging machinery.
             from agentbisect.bisect.rerun import CommandRunner
@@ -289,6 +316,8 @@ def bisect_run(
                 rerun=None if opts.attribution else rerun_opts,
                 missing_context=mc,
                 upstream=opts.upstream,
+                ranking=opts.ranking,
+                expected=expected,
             )
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None

@@ -13,6 +13,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from agentbisect.bisect.batch_texts import localization_texts
 from agentbisect.bisect.causal import (
     MissingContext,
     RerunOptions,
@@ -21,21 +22,35 @@ from agentbisect.bisect.causal import (
 )
 from agentbisect.bisect.classify import ClassifyContext, Seed
 from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder
+from agentbisect.bisect.embedders import embed_many, resolve_embedder
+from agentbisect.bisect.evidence_rank import RANKINGS, evidence_first
 from agentbisect.bisect.flags import baseline_unstable_flag, slice_flags, slice_stats
 from agentbisect.bisect.imported import name_sources
 from agentbisect.bisect.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.paths import path_scores
-from agentbisect.bisect.report import ContextBugReport
+from agentbisect.bisect.report import (
+    ContextBugReport,
+    EvidenceSignals,
+    Suspect,
+    SuspectEvidence,
+)
 from agentbisect.bisect.slice import causal_chain
 from agentbisect.bisect.suspects import ScorerFn, build_drafts, rank, refine, to_suspect
 from agentbisect.bisect.texts import Texts
 from agentbisect.bisect.weigh import EdgeWeigher
 from agentbisect.errors import UsageError
-from agentbisect.honesty import dedupe
+from agentbisect.honesty import dedupe, flag
 from agentbisect.run import Run
 from agentbisect.steps import ControlDeps
 
-__all__ = ["DEFAULTS", "TriggerError", "localize"]
+__all__ = ["DEFAULTS", "RANKINGS", "TriggerError", "localize"]
+
+EVIDENCE_TEXT_CHARS = 500  # the evidence text a report carries per suspect
+MOCK_FLAG_NOTE = (
+    "every similarity in this report (edge weights, semantic and evidence scores) comes from the "
+    "mock embedder, which counts UTF-16 code units: character geometry, not meaning; install "
+    "the embed extra (pip install 'agentbisect[embed]') or pass --embedder"
+)
 
 DEFAULTS = {"maxDepth": 12, "maxNodes": 80, "maxSuspects": 12, "maxTextChars": 2000}
 
@@ -95,7 +110,7 @@ def localize(
     *,
     at_step: str | None = None,
     trigger: Callable[[Run], str | None] | None = None,
-    embedder: Embedder | None = None,
+    embedder: Embedder | str | None = None,
     max_depth: int = DEFAULTS["maxDepth"],
     max_nodes: int = DEFAULTS["maxNodes"],
     max_suspects: int = DEFAULTS["maxSuspects"],
@@ -106,15 +121,45 @@ def localize(
     rerun: RerunOptions | None = None,
     missing_context: MissingContext | None = None,
     upstream: bool = False,
+    ranking: str | None = None,
+    expected: str | None = None,
+    use_cache: bool = True,
 ) -> ContextBugReport:
     """Localize a contextual bug at a trigger step; correlational unless reruns are supplied.
 
     ``control_deps`` overrides the lookup recorded with the run. With ``upstream=True`` the report
-    is exactly the upstream library's (its flags only); otherwise the recording's own honesty
-    flags (``Run.flags``: several runs, unclosed ranges, dropped events …) follow upstream's.
+    is exactly the upstream library's: the mock embedder (unless an embedder object is passed),
+    the upstream ranking, its flags only. Otherwise the default embedder (wordllama when the
+    ``embed`` extra is installed, else the mock, flagged ``mock-embedder``) and the evidence-first
+    ranking (``ranking="upstream"`` for upstream's order) are used, the recording's own honesty
+    flags (``Run.flags``) follow upstream's, and the report says ``embedder`` and ``ranking``.
+    ``expected`` (the right answer) makes the evidence scores contrastive. ``embedder`` may be
+    an ``Embedder`` or a spec: ``mock``, ``wordllama``, ``cmd:COMMAND``.
     """
     deps = control_deps if control_deps is not None else run.control_deps
-    emb: Embedder = embedder if embedder is not None else EmbeddingCache(MockEmbedder())
+    if upstream:
+        if ranking not in (None, "upstream"):
+            raise UsageError("the upstream report uses the upstream ranking: drop --ranking")
+        if expected is not None:
+            raise UsageError(
+                "--expected is an afp extension: it cannot be combined with --upstream"
+            )
+        if isinstance(embedder, str) and embedder != "mock":
+            raise UsageError("the upstream report uses the mock embedder: drop --embedder")
+        ranking = "upstream"
+    ranking = ranking or "evidence-first"
+    if ranking not in RANKINGS:
+        raise UsageError(f"unknown ranking {ranking!r}; choose from {', '.join(RANKINGS)}")
+    emb: Embedder
+    if embedder is None and upstream:
+        emb, label = EmbeddingCache(MockEmbedder()), "mock"
+    elif embedder is None or isinstance(embedder, str):
+        resolved = resolve_embedder(embedder, use_cache=use_cache)
+        emb, label = resolved.embedder, resolved.label
+    else:
+        emb = embedder
+        lab = getattr(embedder, "label", None)
+        label = lab() if callable(lab) else embedder.id
     if isinstance(scorer, str):
         if scorer not in SCORERS:
             raise UsageError(f"unknown scorer {scorer!r}; choose from {', '.join(SCORERS)}")
@@ -130,6 +175,19 @@ def localize(
     sl = causal_chain(log, trig.step, run.keys_read, max_depth, max_nodes, deps)
     assert sl is not None  # the trigger is in the log
     texts = Texts(log, DEFAULTS["maxTextChars"])
+    prefetch = getattr(emb, "prefetch", None)
+    if prefetch is not None:
+        # one batch for the whole localization (one process for cmd:, one tokenizer pass)
+        prefetch(
+            localization_texts(
+                sl,
+                texts,
+                llm_ids,
+                classify,
+                evidence=ranking == "evidence-first",
+                expected=expected,
+            )
+        )
     weigher = EdgeWeigher(texts, llm_ids, emb)
     weigher.prime(sl.nodes)
     weigher.stamp(sl.nodes)
@@ -137,7 +195,13 @@ def localize(
     info = path_scores(sl, log.last_idx)
     drafts = build_drafts(sl, info, log, classify)
     refine(drafts, sl.root.runtimeStageId, texts, llm_ids, emb, scorer_fn)
-    suspects = rank([to_suspect(d) for d in drafts], max_suspects, shortlist)
+    every = [to_suspect(d) for d in drafts]
+    if ranking == "upstream":
+        suspects = rank(every, max_suspects, shortlist)
+    else:
+        suspects = _evidence_first(
+            rank(every, len(every), shortlist), run, sl.root.runtimeStageId, emb, expected
+        )[: max(0, max_suspects)]
 
     stats = slice_stats(sl, max_depth, max_nodes)
     flags = slice_flags(
@@ -169,6 +233,8 @@ def localize(
         flags.append(baseline_unstable_flag(restoration_baseline, restoration=True))
 
     if not upstream:
+        if getattr(emb, "id", None) == "mock":
+            flags.append(flag("mock-embedder", MOCK_FLAG_NOTE))
         flags = dedupe([*flags, *run.flags])
 
     mode = "causal" if rerun is not None or any_restoration_verdict else "correlational"
@@ -185,4 +251,31 @@ def localize(
         honestyFlags=flags,
         baseline=baseline,
         restorationBaseline=restoration_baseline,
+        embedder=UNSET if upstream else label,
+        ranking=UNSET if upstream else ranking,
+        contrastive=True if expected is not None and not upstream else UNSET,
     )
+
+
+def _evidence_first(
+    suspects: list[Suspect], run: Run, root: str, emb: Embedder, expected: str | None
+) -> list[Suspect]:
+    """Reorder (content-backed by evidence score, then structure-only) and attach the evidence."""
+    ordered, evidence = evidence_first(
+        suspects, run.commit_log, root, lambda ts: embed_many(emb, ts), expected=expected
+    )
+    for s, ev in zip(ordered, evidence, strict=True):
+        if ev.score is not None and ev.text is not None:
+            sig = ev.score.signals
+            s.evidence = SuspectEvidence(
+                text=ev.text[:EVIDENCE_TEXT_CHARS],
+                score=ev.score.score,
+                signals=EvidenceSignals(
+                    semantic=sig["semantic"],
+                    terms=sig["terms"],
+                    phrases=sig["phrases"],
+                    claims=sig["claims"],
+                ),
+                termsShared=ev.score.terms_shared,
+            )
+    return ordered

@@ -115,6 +115,24 @@ class CostVerdict(Struct, kw_only=True):
     stable: bool
 
 
+class EvidenceSignals(Struct, kw_only=True):
+    """The evidence scorer's four signals, each in [0, 1] (``bisect/evidence.py``)."""
+
+    semantic: Num
+    terms: Num
+    phrases: Num
+    claims: Num
+
+
+class SuspectEvidence(Struct, kw_only=True):
+    """agentbisect extension: what the suspect said and how strongly it backs the answer."""
+
+    text: str  # the suspect's own text (detail.text, else what the step wrote), capped
+    score: Num  # the evidence score the evidence-first ranking orders by
+    signals: EvidenceSignals
+    termsShared: list[str]  # the answer's content terms this text contains
+
+
 class Suspect(Struct, kw_only=True):
     source: str
     stageName: str | UnsetType = UNSET
@@ -129,6 +147,7 @@ class Suspect(Struct, kw_only=True):
     runs: AblationRunStats | UnsetType = UNSET
     verdict: AblationVerdict | UnsetType = UNSET
     cost: CostVerdict | UnsetType = UNSET
+    evidence: SuspectEvidence | UnsetType = UNSET  # afp only (never under --upstream)
 
 
 class RestoredCandidate(Struct, kw_only=True):
@@ -242,6 +261,12 @@ class ContextBugReport(Struct, kw_only=True):
     culprits: CulpritsResult | UnsetType = UNSET
     # agentbisect extension (--attribution surrogate), after every upstream key; never upstream
     attribution: Attribution | UnsetType = UNSET
+    # agentbisect extensions, absent under --upstream: which embedder produced every similarity
+    # in this report, and which order the suspects are in (rankedBy keeps its upstream meaning:
+    # the scorer of the semantic refinement)
+    embedder: str | UnsetType = UNSET
+    ranking: str | UnsetType = UNSET  # evidence-first | upstream
+    contrastive: bool | UnsetType = UNSET  # true when an expected answer was given
 
 
 def to_builtins(obj: Any) -> Any:

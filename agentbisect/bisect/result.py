@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import UNSET
 
+from agentbisect.bisect.evidence_text import preview
 from agentbisect.bisect.report import ContextBugReport, Suspect
 from agentbisect.js import js_number
 
@@ -26,6 +27,8 @@ class SuspectView:
     identity: str  # the tool name, injection id or stage id the suspect is about
     label: str  # "<kind> '<identity>'", as claims and the text rendering write it
     cost_class: str  # both | content-bug | cost-cause | no-detected-effect
+    said: str = ""  # the first words of the suspect's own text (evidence-first reports)
+    backed: bool = False  # content-backed: the evidence scorer judged its own text
 
 
 @dataclass
@@ -48,9 +51,12 @@ class BisectResult:
         parts = [r.mode.upper(), f"trigger {r.step}"]
         if r.suspects:
             top, view = r.suspects[0], self.views[0]
-            what = (
-                f"top suspect {view.label} at {top.source}, score {js_number(round(top.score, 3))}"
-            )
+            # Evidence-first reports rank by the evidence score, so that is the number to quote.
+            if r.ranking == "evidence-first" and top.evidence is not UNSET:
+                score = f"evidence {js_number(round(top.evidence.score, 3))}"
+            else:
+                score = f"score {js_number(round(top.score, 3))}"
+            what = f"top suspect {view.label} at {top.source}, {score}"
             if top.verdict is not UNSET:
                 what += f", {top.verdict.verdict}"
             elif r.mode != "causal":
@@ -98,7 +104,13 @@ def bisect_result(
     overview_of: Callable[[], RunOverview] | None = None,
 ) -> BisectResult:
     views = [
-        SuspectView(suspect_identity(s), suspect_label(s), classify_suspect(s))
+        SuspectView(
+            suspect_identity(s),
+            suspect_label(s),
+            classify_suspect(s),
+            preview(s.evidence.text) if s.evidence is not UNSET else "",
+            s.evidence is not UNSET,
+        )
         for s in report.suspects
     ]
     return BisectResult(report, views, upstream, list(warnings or []), overview_of)

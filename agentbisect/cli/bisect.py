@@ -46,13 +46,14 @@ class AttributionScore(StrEnum):
     similarity = "similarity"
 
 
-class Embedder(StrEnum):
-    mock = "mock"  # upstream parity is defined for it; the ranking work adds others
-
-
 class Scorer(StrEnum):
     semantic_alignment = "semantic-alignment"
     lexical_overlap = "lexical-overlap"
+
+
+class Ranking(StrEnum):
+    evidence_first = "evidence-first"
+    upstream = "upstream"
 
 
 @app.command("bisect")
@@ -93,10 +94,30 @@ def bisect(
         "--max-suspects",
         min=0,
         metavar="N",
-        help="Report at most N suspects (the highest-scoring).",
+        help="Report at most N suspects (content-backed ones are kept before structure-only).",
     ),
-    embedder: Embedder = typer.Option(
-        Embedder.mock, "--embedder", help="Text embedder for content scores (upstream's mock)."
+    embedder: str | None = typer.Option(
+        None,
+        "--embedder",
+        metavar="mock|wordllama|cmd:COMMAND",
+        help="Text embedder for content scores (cmd: JSON texts on stdin, one vector each on "
+        "stdout). Default: wordllama when the embed extra is installed, else mock.",
+    ),
+    ranking: Ranking | None = typer.Option(
+        None,
+        "--ranking",
+        help="evidence-first (default: suspects whose own text backs the answer first) or "
+        "upstream (path × semantic score).",
+    ),
+    expected: str | None = typer.Option(
+        None,
+        "--expected",
+        metavar="TEXT|@FILE",
+        help="The right answer: evidence scores become contrastive (what the two answers "
+        "disagree on).",
+    ),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Neither read nor write the on-disk vector cache."
     ),
     scorer: Scorer = typer.Option(
         Scorer.semantic_alignment, "--scorer", help="How suspects' content is scored."
@@ -186,7 +207,8 @@ def bisect(
     upstream: bool = typer.Option(
         False,
         "--upstream",
-        help="Exactly the upstream library's report: its honesty flags only, no afp fields.",
+        help="Exactly the upstream library's report: mock embedder, upstream ranking, its "
+        "honesty flags only, no afp fields.",
     ),
     verbose: bool = VERBOSE_OPT,
     fail_on: list[str] = typer.Option(
@@ -241,6 +263,10 @@ def bisect(
         keep_prob=keep_prob,
         mask_seed=mask_seed,
         attribution_score=attribution_score.value,
+        embedder=embedder,
+        ranking=ranking.value if ranking is not None else None,
+        expected=expected,
+        no_cache=no_cache,
     )
     check_options(opts)
     check_output(output, force, [file])

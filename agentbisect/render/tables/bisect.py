@@ -55,6 +55,14 @@ def render_report(result: BisectResult) -> None:
     if r.triggerScore is not UNSET:
         head.append(f", score {to_fixed(r.triggerScore, 2)}")
     head.append(f") · ranked by {r.rankedBy}")
+    evidence_first = r.ranking == "evidence-first"
+    if r.ranking is not UNSET:
+        head.append(f" · {r.ranking}")
+        if r.contrastive is True:
+            head.append(" (contrastive: --expected)")
+    if r.embedder is not UNSET:
+        head.append("\nembedder ")
+        head.append_text(safe(str(r.embedder)))
     st = r.sliceStats
     head.append(
         f"\nslice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
@@ -66,37 +74,51 @@ def render_report(result: BisectResult) -> None:
     # Verdict columns only when reruns ran: in a correlational report they would be all dashes,
     # and at 80 columns they squeeze the identity out.
     causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
-    table = Table(title=f"Suspects ({len(r.suspects)})", show_lines=False, pad_edge=False)
+    n_backed = sum(1 for v in result.views if v.backed)
+    title = f"Suspects ({len(r.suspects)})"
+    if evidence_first:
+        title += f": {n_backed} backed by their own text, then {len(r.suspects) - n_backed} "
+        title += "structure-only"
+    table = Table(title=title, show_lines=False, pad_edge=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("kind", no_wrap=True)
-    # Identities and verdicts keep whole words (up to 32 columns, then an ellipsis); the stage
-    # column, the least read, is the one that wraps.
+    # Identities keep whole words (up to 32 columns, then an ellipsis); the stage column, the
+    # least read, is the one that wraps.
     widest = max((len(v.identity) for v in result.views), default=8)
     table.add_column("identity", no_wrap=True, overflow="ellipsis", min_width=min(widest, 32))
     table.add_column("stage", overflow="fold", ratio=1)
-    table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("path", justify="right", no_wrap=True)
-    table.add_column("content", justify="right", no_wrap=True)
+    if evidence_first:
+        table.add_column("evidence", justify="right", no_wrap=True)
+        table.add_column("path", justify="right", no_wrap=True)
+    else:
+        table.add_column("score", justify="right", no_wrap=True)
+        table.add_column("path", justify="right", no_wrap=True)
+        table.add_column("content", justify="right", no_wrap=True)
     if causal:
         table.add_column("verdict (flips)", no_wrap=True, overflow="ellipsis")
     for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
+        if evidence_first and i == n_backed + 1 and n_backed:
+            table.add_section()  # the structure-only group: nothing of their own to judge
         upper = s.semanticScore is UNSET
-        score = Text(to_fixed(s.score, 3))
-        if upper:
-            score.append("≤", style="dim")  # path-only: an upper bound
         ident = view.identity
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
-        row: list[str | Text] = [
-            str(i),
-            s.kind,
-            safe(ident),
-            stage,
-            score,
-            to_fixed(s.structuralScore, 3),
-            "—" if upper else to_fixed(s.semanticScore, 3),  # type: ignore[arg-type]
-        ]
+        row: list[str | Text] = [str(i), s.kind, safe(ident), stage]
+        if evidence_first:
+            path = Text(to_fixed(s.structuralScore, 3))
+            if not view.backed:
+                path.append("≤", style="dim")
+            row += [to_fixed(s.evidence.score, 3) if s.evidence is not UNSET else "—", path]
+        else:
+            score = Text(to_fixed(s.score, 3))
+            if upper:
+                score.append("≤", style="dim")  # path-only: an upper bound
+            row += [
+                score,
+                to_fixed(s.structuralScore, 3),
+                "—" if s.semanticScore is UNSET else to_fixed(s.semanticScore, 3),
+            ]
         if causal:
             verdict = Text("—", style="dim")
             if s.verdict is not UNSET:
@@ -110,7 +132,30 @@ def render_report(result: BisectResult) -> None:
             row.append(verdict)
         table.add_row(*row)
     con.print(table)
-    if any(s.semanticScore is UNSET for s in r.suspects):
+    if evidence_first:
+        # What each suspect said, one line each and cut at the terminal's edge: a column in the
+        # table folded every text into a tall, narrow strip at 80 columns.
+        n_width = len(str(len(result.views)))
+        id_width = min(max((len(v.identity) for v in result.views), default=1), 28)
+        con.print(Text("What each suspect said", style="bold"))
+        for i, view in enumerate(result.views, 1):
+            who = safe(view.identity, "bold")
+            who.truncate(id_width, overflow="ellipsis", pad=True)
+            line = Text.assemble(f"{i:>{n_width}} ", who, " ")
+            line.append_text(
+                safe(f"“{view.said}”") if view.said else Text("(no text of its own)", "dim")
+            )
+            line.truncate(con.width, overflow="ellipsis")
+            con.print(line, no_wrap=True, overflow="ellipsis")
+        con.print(
+            Text(
+                "evidence: how strongly the suspect's own text backs the answer (meaning, shared "
+                "terms, phrases, claims; proxies, not causes)"
+                + (" · ≤ path-only score: an upper bound" if n_backed < len(r.suspects) else ""),
+                "dim",
+            )
+        )
+    elif any(s.semanticScore is UNSET for s in r.suspects):
         con.print(Text("≤ path-only score: no content signal, so it is an upper bound", "dim"))
 
     if r.honestyFlags:

@@ -1,0 +1,530 @@
+"""The evidence scorer: how strongly each suspect's own text backs the answer under suspicion.
+
+Embedding similarity alone ranks sources by topic, and every source of a run is on the topic of
+its answer. What singles out the source of a wrong fact is that the answer *repeats what it
+says*: its numbers, names, rare words and phrases, claim by claim. So four signals, each in
+[0, 1] and each kept visible in the report:
+
+- ``semantic``: cosine between the suspect's text and the answer, with the chosen embedder;
+- ``terms``: the share of the answer's attributable distinctive-term mass the suspect contains.
+  A term's weight is its IDF over *this run's* sources (the suspects' texts: a word every source
+  uses says nothing about which one was used), doubled for numbers and codes and 1.5× for
+  capitalised names — the tokens facts are made of. Answer terms no source contains are the
+  model's own words and are left out of the denominator;
+- ``phrases``: the same for word bigrams (a shared phrase is stronger evidence than two words);
+- ``claims``: the answer split into clauses; each clause is credited to the source that best
+  supports it (term coverage and embedding similarity, averaged), and a clause weighs as much as
+  it answers the run's question (its similarity to it): the source of the claim that *is* the
+  answer wins, not the source of a detail restated beside it.
+
+The run's input (the question) is given, not evidence: answer terms and phrases it already
+contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
+The evidence score is the plain mean of the four — no weight was fitted to the benchmark corpus.
+With an expected (correct) answer the score is contrastive: ``semantic`` is similarity to the
+wrong answer minus similarity to the expected one (floored at 0), and what the two answers share
+is given like the question, so only the disputed content counts and sources that support both
+answers sink.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from agentbisect.bisect.embed import Vector, cosine
+
+__all__ = [
+    "SIGNALS",
+    "EvidenceItem",
+    "EvidenceScore",
+    "Profile",
+    "answer_texts",
+    "profile",
+    "score_evidence",
+]
+
+SIGNALS = ("semantic", "terms", "phrases", "claims")
+
+_STOP = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yes",
+        "please",
+        "let",
+        "ll",
+        "ve",
+        "re",
+        "d",
+        "s",
+        "t",
+        "m",
+        "don",
+        "didn",
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "won",
+    ]
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+_NUMBER_WORDS.update(
+    {
+        "thirty": "30",
+        "forty": "40",
+        "fifty": "50",
+        "sixty": "60",
+        "seventy": "70",
+        "eighty": "80",
+        "ninety": "90",
+        "hundred": "100",
+        "thousand": "1000",
+        "million": "1000000",
+    }
+)
+# words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
+_TOKEN = re.compile(r"[^\W_]+(?:[.,'’\-][^\W_]+)*")
+_CLAUSE = re.compile(r"(?:[.!?;:\n—–]+(?:\s|$)|,\s+(?:so|but|which|because|and)\s|\s-\s|\(|\))")
+
+
+def _stem(w: str) -> str:
+    for suf, keep in (("ing", 4), ("ed", 4), ("es", 4), ("s", 3), ("ly", 4)):
+        if w.endswith(suf) and len(w) - len(suf) >= keep and not w.endswith("ss"):
+            return w[: -len(suf)]
+    return w
+
+
+@dataclass(frozen=True)
+class Term:
+    key: str
+    boost: float  # 2 numbers/codes, 1.5 names, 1 words
+
+
+def _terms(text: str) -> list[Term]:
+    """Content terms in order: normalised numbers, codes, names and stemmed rare words."""
+    out: list[Term] = []
+    text = unicodedata.normalize("NFKC", text)
+    for m in _TOKEN.finditer(text):
+        raw = m.group(0)
+        low = raw.lower().replace("’", "'")
+        if low.endswith("'s"):
+            low = low[:-2]
+        has_digit = any(c.isdigit() for c in low)
+        if has_digit:
+            if re.fullmatch(r"[\d.,]+", low):
+                # a number: drop thousands separators and a zero fraction (1,188.00 -> 1188)
+                n = low.replace(",", "")
+                if "." in n:
+                    n = n.rstrip("0").rstrip(".") or "0"
+                out.append(Term(n, 2.0))
+            else:
+                # a code (SH-240, 4be19c2): the whole, and its numeric parts (240)
+                out.append(Term(low, 2.0))
+                out.extend(Term(p, 2.0) for p in re.findall(r"\d+", low) if p != low)
+            continue
+        for part in re.split(r"[.,'\-]", low):
+            if not part:
+                continue
+            if part in _NUMBER_WORDS:
+                out.append(Term(_NUMBER_WORDS[part], 2.0))
+                continue
+            if part in _STOP or len(part) < 2:
+                continue
+            name = raw[:1].isupper() and m.start() > 0 and not _sentence_start(text, m.start())
+            out.append(Term(_stem(part), 1.5 if name else 1.0))
+    return out
+
+
+def _sentence_start(text: str, pos: int) -> bool:
+    j = pos - 1
+    while j >= 0 and text[j] in " \t\"'(“‘":
+        j -= 1
+    return j < 0 or text[j] in ".!?:\n;—–-•*"
+
+
+@dataclass
+class Profile:
+    """A text's term and bigram sets with their boosts."""
+
+    terms: dict[str, float]
+    bigrams: set[tuple[str, str]]
+
+
+def profile(text: str) -> Profile:
+    ts = _terms(text)
+    terms: dict[str, float] = {}
+    for t in ts:
+        terms[t.key] = max(terms.get(t.key, 0.0), t.boost)
+    bigrams = {(a.key, b.key) for a, b in itertools.pairwise(ts) if a.key != b.key}
+    return Profile(terms, bigrams)
+
+
+def _clauses(text: str) -> list[str]:
+    parts = [p.strip() for p in _CLAUSE.split(text)]
+    return [p for p in parts if p]
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    id: str
+    text: str
+
+
+@dataclass
+class EvidenceScore:
+    id: str
+    score: float
+    signals: dict[str, float]
+    terms_shared: list[str] = field(default_factory=list)
+
+
+class _Corpus:
+    """IDF over the run's own sources (one document per distinct suspect text)."""
+
+    def __init__(self, profiles: Sequence[Profile]) -> None:
+        self.n = len(profiles)
+        self.df: Counter[str] = Counter()
+        self.df2: Counter[tuple[str, str]] = Counter()
+        for p in profiles:
+            self.df.update(p.terms.keys())
+            self.df2.update(p.bigrams)
+
+    def idf(self, df: int) -> float:
+        return math.log(1.0 + self.n / df)
+
+
+def _coverage(
+    answer: Profile, src: Profile, corpus: _Corpus, only: set[str] | None = None
+) -> tuple[float, float]:
+    """(matched, attributable) IDF×boost mass of the answer's terms."""
+    got = total = 0.0
+    for key, boost in answer.terms.items():
+        if only is not None and key not in only:
+            continue
+        df = corpus.df.get(key, 0)
+        if df == 0:
+            continue
+        w = corpus.idf(df) * boost
+        total += w
+        if key in src.terms:
+            got += w
+    return got, total
+
+
+def _lex(answer: Profile, src: Profile, corpus: _Corpus) -> float:
+    got, total = _coverage(answer, src, corpus)
+    return got / total if total else 0.0
+
+
+def _cos01(a: Vector, b: Vector) -> float:
+    return min(1.0, max(0.0, cosine(a, b)))
+
+
+def _without(p: Profile, given: Profile | None) -> Profile:
+    if given is None:
+        return p
+    return Profile(
+        {k: b for k, b in p.terms.items() if k not in given.terms}, p.bigrams - given.bigrams
+    )
+
+
+def _union(a: Profile | None, b: Profile | None) -> Profile | None:
+    if a is None or b is None:
+        return a or b
+    return Profile({**a.terms, **b.terms}, a.bigrams | b.bigrams)
+
+
+def _signals(
+    answer: str,
+    ans_vec: Vector | None,
+    clauses: list[str],
+    clause_vecs: list[Vector] | None,
+    profiles: list[Profile],
+    vecs: list[Vector] | None,
+    corpus: _Corpus,
+    question: Profile | None,
+    q_vec: Vector | None,
+    expected: Profile | None,
+    exp_vec: Vector | None,
+) -> list[dict[str, float]]:
+    """The four signals of every source for ``answer``.
+
+    The question's terms and phrases are given, not evidence; with an expected answer, so is
+    everything the two answers share (only the disputed content can point at the wrong fact),
+    and ``semantic`` becomes similarity to the wrong answer minus similarity to the right one.
+    """
+    given = _union(question, expected)
+    new = _without(profile(answer), given)
+    # fsum: bigrams are a set, whose order changes with the hash seed; a plain sum would give
+    # last-bit differences from one process to the next.
+    big_total = math.fsum(corpus.idf(corpus.df2[b]) for b in new.bigrams if corpus.df2.get(b, 0))
+    # claims: each clause goes to the source that best supports it (meaning and wording); a
+    # clause weighs as much as it answers the question and, with an expected answer, as much
+    # of its content is disputed
+    credit = [0.0] * len(profiles)
+    weight_sum = 0.0
+    for j, clause in enumerate(clauses):
+        cp = profile(clause)
+        if not cp.terms:
+            continue
+        cv = clause_vecs[j] if clause_vecs is not None else None
+        support: list[float] = []
+        for i, p in enumerate(profiles):
+            lex = _lex(cp, p, corpus)
+            support.append((lex + _cos01(vecs[i], cv)) / 2 if cv is not None and vecs else lex)
+        w = _cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0
+        if expected is not None:
+            w *= _disputed(cp, expected, corpus)
+        weight_sum += w
+        best = max(support)
+        if best <= 0.0 or w <= 0.0:
+            continue
+        winners = [i for i, x in enumerate(support) if x == best]
+        for i in winners:
+            credit[i] += w * best / len(winners)
+    out: list[dict[str, float]] = []
+    for i, p in enumerate(profiles):
+        sem = 0.0
+        if vecs is not None and ans_vec is not None:
+            sem = _cos01(vecs[i], ans_vec)
+            if exp_vec is not None:
+                sem = max(0.0, sem - _cos01(vecs[i], exp_vec))
+        shared_big = math.fsum(corpus.idf(corpus.df2[b]) for b in new.bigrams & p.bigrams)
+        out.append(
+            {
+                "semantic": sem,
+                "terms": _lex(new, p, corpus),
+                "phrases": shared_big / big_total if big_total else 0.0,
+                "claims": credit[i] / weight_sum if weight_sum else 0.0,
+            }
+        )
+    return out
+
+
+def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
+    """The share of a clause's term weight the expected answer does not share."""
+    total = out = 0.0
+    for key, boost in clause.terms.items():
+        w = corpus.idf(max(1, corpus.df.get(key, 0))) * boost
+        total += w
+        if key not in expected.terms:
+            out += w
+    return out / total if total else 0.0
+
+
+def answer_texts(answer: str, expected: str | None, question: str | None) -> list[str]:
+    """The texts besides the sources that scoring ``answer`` embeds, in the order it does."""
+    out = [answer, *(_clauses(answer) or [answer])]
+    if expected:
+        out.append(expected)
+    if question:
+        out.append(question)
+    return out
+
+
+def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
+    return sum(sig[k] for k in use) / len(use)
+
+
+def score_evidence(
+    items: list[EvidenceItem],
+    answer: str,
+    embed_many: Callable[[list[str]], list[Vector]] | None,
+    *,
+    expected: str | None = None,
+    question: str | None = None,
+    use: Sequence[str] = SIGNALS,
+) -> list[EvidenceScore]:
+    """Score every item's text as evidence for ``answer`` (contrastive with ``expected``).
+
+    ``embed_many`` embeds a list of texts in one call (None: no semantic signal). ``question``
+    is the run's input: its terms are not evidence, and the claims of the answer that address
+    it weigh most. ``use`` picks the signals that make the score (the benchmark measures each
+    alone); all are reported. Output order is input order.
+    """
+    if not items:
+        return []
+    profiles = [profile(it.text) for it in items]
+    corpus = _Corpus(profiles)
+    clauses = _clauses(answer) or [answer]
+    extra = answer_texts(answer, expected, question)
+    got: list[Vector] = (
+        embed_many([it.text for it in items] + extra) if embed_many is not None else []
+    )
+    vecs = got[: len(items)] if got else None
+    rest = iter(got[len(items) :])
+    ans_vec = next(rest, None)
+    clause_vecs = [next(rest) for _ in clauses] if got else None
+    exp_vec = next(rest, None) if expected else None
+    q_vec = next(rest, None) if question else None
+    sig = _signals(
+        answer,
+        ans_vec,
+        clauses,
+        clause_vecs,
+        profiles,
+        vecs,
+        corpus,
+        profile(question) if question else None,
+        q_vec,
+        profile(expected) if expected else None,
+        exp_vec,
+    )
+    ans_terms = profile(answer).terms
+    exp_terms = profile(expected).terms if expected else {}
+    out: list[EvidenceScore] = []
+    for i, it in enumerate(items):
+        shared = [k for k in ans_terms if k in profiles[i].terms and k not in exp_terms]
+        out.append(EvidenceScore(it.id, _combine(sig[i], use), sig[i], shared))
+    return out

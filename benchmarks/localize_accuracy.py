@@ -1,0 +1,198 @@
+"""How often does ``afp bisect`` put the planted culprit first? Top-1, top-3 and MRR per
+embedder × ranking over the frozen planted-culprit corpus (``benchmarks/planted/cases``).
+
+The first row is the upstream report (mock embedder, upstream ranking: what ``--upstream``
+prints); the default (wordllama, evidence-first) and every other combination, including each
+evidence signal alone, are measured in the same run; the ``--expected`` rows score contrastively
+against the right answers in ``planted/expected.py``. A culprit cut off by ``max_suspects`` (12)
+counts as a miss (reciprocal rank 0).
+
+    python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agentbisect.bisect.embedders import embed_many, resolve_embedder  # noqa: E402
+from agentbisect.bisect.evidence import SIGNALS  # noqa: E402
+from agentbisect.bisect.evidence_rank import evidence_first  # noqa: E402
+from agentbisect.bisect.localize import localize  # noqa: E402
+from agentbisect.bisect.report import Suspect  # noqa: E402
+from agentbisect.load import load  # noqa: E402
+from agentbisect.run import Run  # noqa: E402
+
+CASES = ROOT / "benchmarks" / "planted" / "cases"
+sys.path.insert(0, str(CASES.parent))
+
+from expected import EXPECTED  # noqa: E402
+
+MAX_SUSPECTS = 12
+SKIPPED = -1  # an --expected row on a scenario without an expected answer
+
+
+@dataclass
+class Config:
+    embedder: str
+    ranking: str  # upstream | evidence-first
+    signals: tuple[str, ...] = SIGNALS
+    expected: bool = False
+
+    @property
+    def name(self) -> str:
+        if self.ranking == "upstream":
+            return f"{self.embedder} × upstream"
+        which = "all signals" if self.signals == SIGNALS else "+".join(self.signals) + " only"
+        if self.expected:
+            which += ", --expected"
+        return f"{self.embedder} × evidence-first ({which})"
+
+
+def is_planted(s: Suspect, planted: dict[str, str]) -> bool:
+    if s.source != planted["source"] or s.kind != planted["kind"]:
+        return False
+    d = s.detail
+    ident = getattr(d, "toolName", None) or getattr(d, "injectionId", None) or s.source
+    return bool(ident == planted["id"])
+
+
+def rank_of(suspects: list[Suspect], planted: dict[str, str]) -> int | None:
+    for i, s in enumerate(suspects[:MAX_SUSPECTS]):
+        if is_planted(s, planted):
+            return i + 1
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--embedders", default="mock,wordllama")
+    ap.add_argument("--misses", action="store_true", help="list each config's misses")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    names = [e for e in args.embedders.split(",") if e]
+    truths = [json.loads(p.read_text("utf-8")) for p in sorted(CASES.glob("*.truth.json"))]
+    if not truths:
+        print(f"no cases in {CASES}; run benchmarks/planted/generate.py", file=sys.stderr)
+        return 2
+
+    configs = [Config("mock", "upstream")]
+    for e in names:
+        if e != "mock":
+            configs.append(Config(e, "upstream"))
+    for e in names:
+        configs.append(Config(e, "evidence-first"))
+    for e in names:
+        for sig in SIGNALS:
+            if sig == "semantic" or e == names[-1]:
+                configs.append(Config(e, "evidence-first", (sig,)))
+    for e in names:
+        configs.append(Config(e, "evidence-first", expected=True))
+
+    embedders = {e: resolve_embedder(e, use_cache=False).embedder for e in {"mock", *names}}
+    ranks: dict[str, list[int | None]] = {c.name: [] for c in configs}
+    t0 = time.perf_counter()
+    for t in truths:
+        run = Run(load(str(CASES / f"{t['scenario']}.recording.json")))
+        step = t["atStep"]
+        expected = EXPECTED.get(t["scenario"])
+        for e, emb in embedders.items():
+            # upstream's order of every suspect, for the single-signal rows
+            full = localize(run, at_step=step, embedder=emb, ranking="upstream", max_suspects=10**6)
+            for c in configs:
+                if c.embedder != e:
+                    continue
+                if c.expected and expected is None:
+                    ranks[c.name].append(SKIPPED)
+                    continue
+                if c.ranking == "upstream" and e == "mock":
+                    order = localize(run, at_step=step, upstream=True).suspects  # the baseline
+                elif c.ranking == "upstream":
+                    order = localize(run, at_step=step, embedder=emb, ranking="upstream").suspects
+                elif c.signals == SIGNALS:  # exactly what afp bisect does
+                    order = localize(
+                        run, at_step=step, embedder=emb, expected=expected if c.expected else None
+                    ).suspects
+                else:
+                    order, _ = evidence_first(
+                        full.suspects,
+                        run.commit_log,
+                        step,
+                        lambda texts, _e=emb: embed_many(_e, texts),
+                        use=c.signals,
+                    )
+                ranks[c.name].append(rank_of(order, t["planted"]))
+    elapsed = time.perf_counter() - t0
+
+    splits: dict[str, list[int]] = {"main": [], "heldout": []}
+    for i, t in enumerate(truths):
+        splits[t.get("split", "main")].append(i)
+    rows: list[dict[str, Any]] = []
+    for c in configs:
+        row: dict[str, Any] = {"config": c.name}
+        for split, idx in splits.items():
+            r = [ranks[c.name][i] for i in idx if ranks[c.name][i] != SKIPPED]
+            if not r:
+                continue
+            row[split] = {
+                "n": len(r),
+                "top1": sum(1 for x in r if x == 1),
+                "top3": sum(1 for x in r if x is not None and x <= 3),
+                "mrr": sum(1 / x for x in r if x is not None) / len(r),
+            }
+        rows.append(row)
+    if args.json:
+        print(json.dumps({"rows": rows}, indent=1))
+        return 0
+    width = max(len(r["config"]) for r in rows)
+    nm, nh = len(splits["main"]), len(splits["heldout"])
+    print(
+        f"planted-culprit corpus: {nm} scenarios + {nh} held out "
+        f"({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
+    )
+    print(
+        f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
+        f"   {'held-out top-1':>14}  {'top-3':>5}"
+    )
+
+    def cell(m: dict[str, Any], key: str) -> str:
+        return f"{m[key]:>3}/{m['n']} {100 * m[key] / m['n']:3.0f}%"
+
+    for i, row in enumerate(rows):
+        tag = "  ← upstream baseline (--upstream)" if i == 0 else ""
+        if row["config"] == f"{names[-1]} × evidence-first (all signals)":
+            tag = "  ← default"
+        m, h = row["main"], row.get("heldout")
+        held = (
+            f"{h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  {h['top3']:>2}/{h['n']}"
+            if h
+            else f"{'—':>14}  {'':>5}"
+        )
+        print(
+            f"{row['config']:<{width}}  {cell(m, 'top1')}  {cell(m, 'top3')}  {m['mrr']:5.3f}"
+            f"   {held}{tag}"
+        )
+    print(f"({elapsed:.1f} s)")
+    if args.misses:
+        for c in configs:
+            miss = [
+                (t["scenario"], t["plantedAs"], r)
+                for t, r in zip(truths, ranks[c.name], strict=True)
+                if r != 1 and r != SKIPPED
+            ]
+            print(f"\n{c.name}: {len(miss)} not first")
+            for sid, kind, r in miss:
+                print(f"  {sid:<28} {kind:<14} rank {r if r is not None else '>12'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

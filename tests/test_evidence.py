@@ -1,0 +1,146 @@
+"""The evidence scorer and evidence-first ranking: signals, what counts as a suspect's text,
+contrastive scoring with an expected answer, and the content-before-structure order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentbisect.bisect.embed import MockEmbedder
+from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, profile, score_evidence
+from agentbisect.bisect.evidence_rank import evidence_first
+from agentbisect.bisect.evidence_text import own_text, preview
+from agentbisect.bisect.localize import localize
+from agentbisect.load import load
+from agentbisect.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "benchmarks" / "planted" / "cases"
+
+
+def mock_many(texts: list[str]) -> list[np.ndarray]:
+    m = MockEmbedder()
+    return [m.embed(t) for t in texts]
+
+
+def by_id(scores: list[Any]) -> dict[str, Any]:
+    return {s.id: s for s in scores}
+
+
+ITEMS = [
+    EvidenceItem("policy", "Returns are accepted within 90 days for small appliances."),
+    EvidenceItem("order", "Order 88213: espresso machine, delivered 4 March, paid by card."),
+    EvidenceItem("warranty", "The espresso machine has a two-year warranty for pump failures."),
+    EvidenceItem("tone", "Keep answers short and friendly."),
+]
+ANSWER = "Yes, appliances can be returned within 90 days, so the machine can still go back."
+
+
+def test_every_signal_is_reported_in_unit_range() -> None:
+    out = score_evidence(ITEMS, ANSWER, mock_many)
+    assert [s.id for s in out] == [i.id for i in ITEMS]  # input order
+    for s in out:
+        assert list(s.signals) == list(SIGNALS)
+        assert all(0.0 <= v <= 1.0 for v in s.signals.values())
+        assert s.score == sum(s.signals.values()) / 4
+    best = max(out, key=lambda s: s.score)
+    assert best.id == "policy"
+    assert "90" in best.terms_shared
+    assert by_id(out)["tone"].signals["terms"] == 0.0
+
+
+def test_numbers_words_and_separators_normalise() -> None:
+    p = profile("It costs $1,188.00 for sixteen weeks; SH-240 is ±0.05 mm")
+    assert {"1188", "16", "sh-240", "240", "0.05", "week"} <= set(p.terms)
+    assert p.terms["1188"] == 2.0  # numbers weigh double
+
+
+def test_question_terms_are_not_evidence() -> None:
+    items = [
+        EvidenceItem("question", "Can I return the espresso machine I bought?"),
+        EvidenceItem("policy", "Appliances: returns within 90 days."),
+    ]
+    answer = "You can return the espresso machine: appliances go back within 90 days."
+    out = by_id(score_evidence(items, answer, None, question=items[0].text))
+    assert out["question"].signals["terms"] == 0.0
+    assert out["policy"].score > out["question"].score
+    # without the question, the echo counts
+    plain = by_id(score_evidence(items, answer, None))
+    assert plain["question"].signals["terms"] > 0.0
+
+
+def test_contrastive_scoring_sinks_sources_that_support_both_answers() -> None:
+    items = [
+        EvidenceItem("booking", "Booking QX7: Lisbon, 14 June, fare Economy Light."),
+        EvidenceItem("rules", "Economy Light includes 2 checked bags."),
+    ]
+    wrong = "Your Economy Light fare to Lisbon on 14 June includes 2 checked bags."
+    right = "Your Economy Light fare to Lisbon on 14 June includes no checked bag."
+    plain = by_id(score_evidence(items, wrong, mock_many))
+    contra = by_id(score_evidence(items, wrong, mock_many, expected=right))
+    assert contra["booking"].signals["terms"] == 0.0  # everything it says, both answers say
+    assert contra["rules"].score > contra["booking"].score
+    assert contra["booking"].score < plain["booking"].score
+
+
+def test_no_embedder_means_no_semantic_signal() -> None:
+    out = score_evidence(ITEMS, ANSWER, None)
+    assert all(s.signals["semantic"] == 0.0 for s in out)
+    assert score_evidence([], ANSWER, None) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(max_size=80), min_size=1, max_size=5),
+    st.text(max_size=80),
+    st.one_of(st.none(), st.text(max_size=40)),
+)
+def test_scores_are_bounded_for_any_text(texts: list[str], answer: str, q: str | None) -> None:
+    items = [EvidenceItem(str(i), t) for i, t in enumerate(texts)]
+    for s in score_evidence(items, answer, mock_many, question=q):
+        assert all(0.0 <= v <= 1.0 for v in s.signals.values())
+        assert 0.0 <= s.score <= 1.0
+
+
+def _case(name: str) -> tuple[Any, Any, dict[str, Any]]:
+    truth = json.loads((CASES / f"{name}.truth.json").read_text("utf-8"))
+    run = Run(load(str(CASES / f"{name}.recording.json")))
+    return run, run.commit_log, truth
+
+
+def test_own_text_is_what_the_step_wrote_not_the_folded_state() -> None:
+    _, log, truth = _case("it-vpn-error")
+    text = own_text(log, truth["planted"]["source"])  # an earlier LLM call
+    assert text == truth["plantedText"]  # its output, once (content and history repeat it)
+    final = own_text(log, truth["atStep"])
+    assert final == truth["answer"]  # the history it appended holds only its own message
+    assert own_text(log, "no-such-step") is None
+    assert preview("one two three", 2) == "one two …"
+
+
+def test_evidence_first_puts_content_before_structure() -> None:
+    loaded, log, truth = _case("retail-return-window")
+    rep = localize(loaded, at_step=truth["atStep"], max_suspects=100, upstream=True)
+    order, ev = evidence_first(rep.suspects, log, truth["atStep"], mock_many)
+    assert sorted(id(s) for s in order) == sorted(id(s) for s in rep.suspects)
+    backed = [e.score is not None for e in ev]
+    assert backed == sorted(backed, reverse=True)  # no content-backed suspect after a bare one
+    scores = [e.score.score for e in ev if e.score is not None]
+    assert scores == sorted(scores, reverse=True)
+    top = order[0]
+    assert top.source == truth["planted"]["source"]
+    assert getattr(top.detail, "injectionId", None) == truth["planted"]["id"]
+    # the upstream order put a path-only suspect first
+    assert rep.suspects[0].hasContentEvidence is False
+
+
+def test_evidence_first_without_answer_text_keeps_upstream_order() -> None:
+    loaded, log, _ = _case("retail-return-window")
+    rep = localize(loaded, at_step="seed#0", upstream=True)
+    order, ev = evidence_first(rep.suspects, log, "no-such-step", mock_many)
+    assert order == rep.suspects and all(e.score is None for e in ev)
