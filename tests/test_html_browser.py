@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -52,6 +54,22 @@ def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     res = cli("bisect", str(HOSTILE), "--at-llm", "-1", "--format", "html", "-o", str(out))
     assert res.exit_code == 0, res.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def evidence_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The default (evidence-first) page of the planted-fact run with its routing decisions: six
+    content-backed suspects and one structure-only (the route), plus the same report as JSON.
+    The mock embedder keeps the order independent of the embed extra."""
+    out = tmp_path_factory.mktemp("html") / "evidence.html"
+    args = [str(UPSTREAM / "planted-fact.recording.json"), "--at-step", "call-llm#40"]
+    args += ["--control-deps", str(UPSTREAM / "planted-fact.control-deps.json")]
+    args += ["--embedder", "mock"]
+    res = cli("bisect", *args, "--format", "html", "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    rep = cli("bisect", *args, "--json")
+    assert rep.exit_code == 0, rep.stderr
+    return out, json.loads(rep.stdout)
 
 
 def test_flags_banner_is_visible_first(browser: Browser, causal_page: Path) -> None:
@@ -283,3 +301,97 @@ def test_attribution_section(browser: Browser, tmp_path: Path) -> None:
     assert "16 random ablation masks" in section.inner_text()
     assert "held-out R²" in section.inner_text()
     _clean(v)
+
+
+def _ident(s: dict[str, Any]) -> str:
+    d = s.get("detail") or {}
+    return str(d.get("injectionId") or d.get("toolName") or s["source"])
+
+
+def test_evidence_first_groups_and_what_the_first_suspect_said(
+    browser: Browser, evidence_page: tuple[Path, dict[str, Any]]
+) -> None:
+    path, rep = evidence_page
+    v = browser.open(path)
+    page = v.page
+    # The ranking and the embedder are named above the suspects.
+    ranking = page.locator("#ranking").inner_text()
+    assert "ranking evidence-first" in ranking and "embedder mock" in ranking
+    backed = [s for s in rep["suspects"] if "evidence" in s]
+    bare = [s for s in rep["suspects"] if "evidence" not in s]
+    assert len(backed) == 6 and [_ident(s) for s in bare] == ["sf-route#21"]
+    # One table, two groups apart: the content-backed heading, its rows in the report's order,
+    # then the structure-only heading (labelled as upper bounds) and its row.
+    rows = page.locator("table.sus tbody tr")
+    kinds = rows.evaluate_all(
+        "rs => rs.map(r => r.classList.contains('grp') ? r.id : r.getAttribute('data-suspect'))"
+    )
+    assert kinds == ["suspects-backed", "1", "2", "3", "4", "5", "6", "suspects-structure", "7"]
+    head_backed = page.locator("#suspects-backed")
+    head_bare = page.locator("#suspects-structure")
+    assert head_backed.is_visible() and head_bare.is_visible()
+    assert head_backed.inner_text().startswith("Content-backed (6)")
+    assert head_bare.inner_text().startswith("Structure-only (1): upper bounds")
+    assert head_backed.bounding_box()["y"] < head_bare.bounding_box()["y"]
+    for rank, s in enumerate(backed, 1):
+        cells = page.locator(f'table.sus tr[data-suspect="{rank}"] td').all_inner_texts()
+        assert cells[2] == _ident(s)
+        assert cells[4] == f"{s['evidence']['score']:.3f}"
+        said = cells[6].removesuffix(" …")
+        assert said and " ".join(s["evidence"]["text"].split()).startswith(said)
+    route = page.locator('table.sus tr[data-suspect="7"] td').all_inner_texts()
+    assert route[2] == "sf-route#21" and route[4] == "—" and route[5] == "≤ 1.000"
+    # The first suspect's panel is open and shows the report's evidence text in full, its
+    # evidence score and each of its four signals.
+    first = page.locator("#suspect-1")
+    assert first.get_attribute("open") is not None
+    ev = backed[0]["evidence"]
+    assert _ident(backed[0]) == "vip-override-fact"
+    evidence = first.locator(".evidence")
+    assert evidence.is_visible() and evidence.inner_text() == ev["text"]
+    assert f"evidence {ev['score']:.3f}" in first.locator("summary").inner_text()
+    signals = first.locator("table.signals tr")
+    assert signals.evaluate_all("rs => rs.map(r => r.dataset.signal)") == [
+        "semantic",
+        "terms",
+        "phrases",
+        "claims",
+    ]
+    for i, name in enumerate(["semantic", "terms", "phrases", "claims"]):
+        value = signals.nth(i).locator("td").first.inner_text()
+        assert value == f"{ev['signals'][name]:.3f}"
+    # The structure-only suspect says it has no text of its own and is an upper bound.
+    page.locator('table.sus tr[data-suspect="7"]').click()
+    seventh = page.locator("#suspect-7")
+    assert seventh.get_attribute("open") is not None
+    assert "No text of its own" in seventh.inner_text()
+    assert "structure-only" in seventh.locator("summary").inner_text()
+    assert "upper bound" in seventh.inner_text()
+    # Clicking a group heading opens nothing and breaks nothing.
+    head_bare.click()
+    assert seventh.get_attribute("open") is not None
+    _clean(v)
+
+
+def test_evidence_page_fits_a_normal_window(
+    browser: Browser, evidence_page: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """At 1280 and at 900 pixels the suspects table fits the window (no sideways scrolling) and
+    identities are not broken inside a word."""
+    path, _ = evidence_page
+    for width in (1280, 900):
+        v = browser.open(path, width=width)
+        page = v.page
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        box = page.locator("table.sus").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        ident = page.locator('table.sus tr[data-suspect="1"] td.ident b')
+        line = page.evaluate("() => parseFloat(getComputedStyle(document.body).lineHeight)")
+        assert ident.bounding_box()["height"] < 1.5 * line  # "vip-override-fact" on one line
+        shot = tmp_path / f"html-report-evidence-{width}.png"
+        page.locator("#suspects").screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        if width == 1280 and os.environ.get("AFP_SCREENSHOT_DIR"):
+            dest = Path(os.environ["AFP_SCREENSHOT_DIR"]) / "html-report-evidence.png"
+            page.locator("#suspects table.sus").screenshot(path=str(dest))
+        _clean(v)

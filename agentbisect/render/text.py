@@ -1,14 +1,24 @@
 """The ``text`` renderer: upstream's ``formatContextBugReport`` (bisect.md §9.3), line for line.
 
 Structural tokens, separators and number formats (JS ``toFixed``, ``Number::toString``) are the
-contract; the fixed sentences are our own words.
+contract; the fixed sentences are our own words. A report made outside ``--upstream`` carries
+``embedder`` and ``ranking``: the text then names them, and an evidence-first report lists its
+content-backed suspects (each with what it said and its evidence signals) apart from the
+structure-only ones. A report without those fields renders exactly as upstream's.
 """
 
 from __future__ import annotations
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationRunStats, Attribution, EdgePathStep, Suspect
+from agentbisect.bisect.report import (
+    AblationRunStats,
+    Attribution,
+    ContextBugReport,
+    EdgePathStep,
+    Suspect,
+    SuspectEvidence,
+)
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number, to_fixed
 from agentbisect.render import Unsupported
@@ -22,6 +32,7 @@ __all__ = [
     "format_report",
     "hop_text",
     "render",
+    "said_text",
     "score_text",
     "signed",
 ]
@@ -30,6 +41,12 @@ MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the 
 MODE_CORRELATIONAL = (
     "mode: CORRELATIONAL — ranking only; every score is an embedding-geometry proxy; "
     "no causal claim is made"
+)
+# Evidence scores also count shared terms and phrases, so "embedding-geometry" would undersell
+# what they are; they are still proxies.
+MODE_CORRELATIONAL_EVIDENCE = (
+    "mode: CORRELATIONAL — ranking only; every score is a proxy (embedding geometry, shared "
+    "terms); no causal claim is made"
 )
 # Without reruns there is no verdict. Upstream's sentence names its library API; afp's names the
 # CLI option (upstream's is kept under --upstream, where the rendering is upstream's).
@@ -45,6 +62,13 @@ FOOTER = (
     "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
     "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
 )
+FOOTER_EVIDENCE = (
+    "Claims: evidence scores (meaning, shared terms, phrases, claims), path scores and edge "
+    "weights are correlational proxies; slice completeness is bounded by tracking (see HONESTY); "
+    "only ablation verdicts make causal claims."
+)
+# "    said: “" + text + "”" stays within 80 columns.
+SAID_WIDTH = 68
 
 
 def f3(x: float) -> str:
@@ -120,31 +144,29 @@ def format_report(result: BisectResult) -> str:
     step_name = r.stepName if r.stepName is not UNSET else "undefined"
     lines.append(f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})')
     causal = r.mode == "causal"
-    mode = MODE_CAUSAL if causal else MODE_CORRELATIONAL
+    evidence_first = r.ranking == "evidence-first"
+    if causal:
+        mode = MODE_CAUSAL
+    else:
+        mode = MODE_CORRELATIONAL_EVIDENCE if evidence_first else MODE_CORRELATIONAL
     if r.rankedBy:
         mode += f" — ranked by {r.rankedBy}"
     lines.append(mode)
+    if r.embedder is not UNSET or r.ranking is not UNSET:  # never in upstream's report
+        lines.append(_ranking_line(r))
     st = r.sliceStats
     lines.append(
         f"slice: {st.nodes} nodes · {st.dataEdges} data edges · {st.controlEdges} control edges · "
         f"{st.weightedEdges} influence-weighted"
     )
     lines.append("")
-    lines.append(f"SUSPECTS ({len(r.suspects)}, ranked by correlational proxy score):")
-    for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True)):
-        name = s.stageName if s.stageName is not UNSET else "undefined"
-        lines.append(f'{i + 1:>2}. [{view.label}] at {s.source} "{name}" — score {score_text(s)}')
-        if s.edgePath:
-            lines.append(
-                f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
-            )
-        if s.verdict is not UNSET and s.runs is not UNSET:
-            lines.append(f"    verdict: {s.verdict.claim}")
-            lines.append(_runs_line(s.runs))
-            if s.cost is not UNSET:
-                lines.append(_cost_line(s, view))
-        elif not causal:
-            lines.append(NO_VERDICT_UPSTREAM if result.upstream else NO_VERDICT)
+    if evidence_first:
+        lines.extend(_evidence_first_suspects(result))
+    else:
+        lines.append(f"SUSPECTS ({len(r.suspects)}, ranked by correlational proxy score):")
+        for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True)):
+            lines.append(f"{i + 1:>2}. [{view.label}] at {_where(s)} — score {score_text(s)}")
+            lines.extend(_path_and_verdict(s, view, result))
     if r.dropped is not UNSET and r.dropped:
         lines.append("")
         lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
@@ -169,8 +191,121 @@ def format_report(result: BisectResult) -> str:
         for fl in r.honestyFlags:
             lines.append(f"⚠ [{fl.flag}] {fl.note}")
     lines.append("")
-    lines.append(FOOTER)
+    lines.append(FOOTER_EVIDENCE if evidence_first else FOOTER)
     return "\n".join(lines)
+
+
+def _where(s: Suspect) -> str:
+    name = s.stageName if s.stageName is not UNSET else "undefined"
+    return f'{s.source} "{name}"'
+
+
+def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> list[str]:
+    """A suspect's evidence path and its verdict (or why there is none), as upstream lays them."""
+    lines: list[str] = []
+    if s.edgePath:
+        lines.append(
+            f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
+        )
+    if s.verdict is not UNSET and s.runs is not UNSET:
+        lines.append(f"    verdict: {s.verdict.claim}")
+        lines.append(_runs_line(s.runs))
+        if s.cost is not UNSET:
+            lines.append(_cost_line(s, view))
+    elif result.report.mode != "causal":
+        lines.append(NO_VERDICT_UPSTREAM if result.upstream else NO_VERDICT)
+    return lines
+
+
+def _ranking_line(r: ContextBugReport) -> str:
+    """Which embedder produced the scores and in which order the suspects are (afp fields)."""
+    parts = []
+    if r.embedder is not UNSET:
+        parts.append(f"embedder: {r.embedder}")
+    if r.ranking is not UNSET:
+        ranking = f"ranking: {r.ranking}"
+        if r.ranking == "evidence-first":
+            ranking += " (content-backed suspects by evidence score, then structure-only)"
+        if r.contrastive is True:
+            ranking += " · contrastive (--expected)"
+        parts.append(ranking)
+    return " · ".join(parts)
+
+
+def said_text(text: str, width: int = SAID_WIDTH) -> str:
+    """What a suspect said, on one line of at most ``width`` characters, cut at a word if one
+    ends near the edge."""
+    one = " ".join(clean(text).split())
+    if len(one) <= width:
+        return one
+    cut = one[: width - 1]
+    space = cut.rfind(" ")
+    # Back to a word boundary close to the edge rather than split a word (unless the cut already
+    # falls at the end of one).
+    if one[width - 1] != " " and space >= width - 16:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def _signals_text(ev: SuspectEvidence) -> str:
+    g = ev.signals
+    return (
+        f"semantic {f3(g.semantic)} · terms {f3(g.terms)} · phrases {f3(g.phrases)} · "
+        f"claims {f3(g.claims)}"
+    )
+
+
+def _upstream_score_text(s: Suspect) -> str:
+    """The path score and upstream's proxy for a content-backed suspect. "No content signal"
+    would read as a contradiction here: the suspect has text; upstream's scorer just had none."""
+    if s.semanticScore is not UNSET:
+        return (
+            f"path {f3(s.structuralScore)} × content {f3(s.semanticScore)} = upstream score "
+            f"{f3(s.score)}"
+        )
+    return f"path {f3(s.structuralScore)} (upstream score: path only, an upper bound)"
+
+
+def _evidence_first_suspects(result: BisectResult) -> list[str]:
+    """The suspects of an evidence-first report in two groups: those whose own text was judged
+    against the answer (by evidence score), then the structure-only ones (upstream order)."""
+    r = result.report
+    pairs = list(zip(r.suspects, result.views, strict=True))
+    backed = [(i, s, v) for i, (s, v) in enumerate(pairs, 1) if v.backed]
+    bare = [(i, s, v) for i, (s, v) in enumerate(pairs, 1) if not v.backed]
+    if backed and bare:
+        split = f": {len(backed)} content-backed, then {len(bare)} structure-only"
+    else:
+        split = ", all content-backed" if backed else ", all structure-only"
+    lines = [f"SUSPECTS ({len(pairs)}{split}; every score is a correlational proxy):"]
+    if backed:
+        lines.append(
+            f"CONTENT-BACKED ({len(backed)}) — by evidence score, the mean of its signals "
+            "(how well its own text backs the answer):"
+        )
+    for i, s, v in backed:
+        ev = s.evidence
+        head = f"{i:>2}. [{v.label}] at {_where(s)}"
+        if ev is UNSET:  # backed views come from suspects with evidence; kept total for safety
+            lines.append(head)
+        else:
+            lines.append(f"{head} — evidence {f3(ev.score)}")
+            said = said_text(ev.text)
+            lines.append(f"    said: “{said}”" if said else "    said: (nothing)")
+            lines.append(f"    signals: {_signals_text(ev)}")
+        lines.append(f"    {_upstream_score_text(s)}")
+        lines.extend(_path_and_verdict(s, v, result))
+    if bare:
+        if backed:
+            lines.append("")
+        lines.append(
+            f"STRUCTURE-ONLY ({len(bare)}) — nothing of their own to judge; upstream order; "
+            "path scores are upper bounds:"
+        )
+    for i, s, v in bare:
+        lines.append(f"{i:>2}. [{v.label}] at {_where(s)} — score {score_text(s)}")
+        lines.extend(_path_and_verdict(s, v, result))
+    return lines
 
 
 # ------------------------------------------------- the surrogate attribution (afp extension)

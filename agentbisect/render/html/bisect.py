@@ -1,6 +1,8 @@
-"""The bisect sections of the HTML report: a one-line verdict, the suspects in the report's order
-(a table; each suspect's evidence text, path graph and verdict in a <details> that clicking its row
-opens), then reruns, missing context and an optional attribution section.
+"""The bisect sections of the HTML report: a one-line verdict, the suspects (a table — two for an
+evidence-first report: the content-backed suspects with what each said, then the structure-only
+ones, whose scores are upper bounds; each suspect's evidence text, signal breakdown, path graph
+and verdict in a <details> that clicking its row opens), then reruns, missing context and an
+optional attribution section.
 
 Correlational scores are labelled proxies; only ablation verdicts are called causal.
 """
@@ -10,8 +12,13 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from agentbisect.bisect.report import AblationRunStats, ContextBugReport, Suspect
-from agentbisect.bisect.result import BisectResult
+from agentbisect.bisect.report import (
+    AblationRunStats,
+    ContextBugReport,
+    Suspect,
+    SuspectEvidence,
+)
+from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number
 from agentbisect.render.html.page import esc, table, th
 from agentbisect.render.html.paths import path_svg
@@ -42,7 +49,12 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
     if r.suspects:
         s = r.suspects[0]
         who = res.views[0].identity
-        top = f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> (score {_f3(s.score)})"
+        # An evidence-first report is ordered by the evidence score: that is the number to quote.
+        if r.ranking == "evidence-first" and s.evidence is not UNSET:
+            score = f"evidence {_f3(s.evidence.score)}"
+        else:
+            score = f"score {_f3(s.score)}"
+        top = f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> ({score})"
     name = f" ({esc(r.stepName)})" if isinstance(r.stepName, str) else ""
     return (
         f'<p class="verdict-line" id="verdict">{mode} · trigger <b class="mono">{esc(r.step)}'
@@ -51,17 +63,16 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
 
 
 def _evidence(s: Suspect) -> str:
-    """The text a person reads to judge the suspect: the injected content, the tool's value
-    basis, or how the slice reached the stage."""
+    """The text a person reads to judge the suspect: what it said (the report's ``evidence``
+    text, else the injected content), the tool's value basis, or how the slice reached it."""
     d = s.detail
     parts: list[str] = []
-    if d is not UNSET:
-        if isinstance(d.text, str) and d.text:
-            parts.append(d.text)
-        if d.valueBasis is not UNSET:
-            parts.append(
-                "value basis: " + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace")
-            )
+    if s.evidence is not UNSET and s.evidence.text:
+        parts.append(s.evidence.text)
+    elif d is not UNSET and isinstance(d.text, str) and d.text:
+        parts.append(d.text)
+    if d is not UNSET and d.valueBasis is not UNSET:
+        parts.append("value basis: " + msgspec.json.encode(d.valueBasis).decode("utf-8", "replace"))
     if not parts:
         name = f" ({s.stageName})" if isinstance(s.stageName, str) else ""
         if s.edgePath:
@@ -81,6 +92,55 @@ def _score(s: Suspect) -> str:
     return f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
 
+def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
+    """The evidence score and, beside it, the path score and upstream's proxy."""
+    up = (
+        f"path {_f3(s.structuralScore)} × content {_f3(s.semanticScore)} = upstream score "
+        f"{_f3(s.score)}"
+        if s.semanticScore is not UNSET
+        else f"path {_f3(s.structuralScore)} (upstream score: path only, an upper bound)"
+    )
+    return (
+        f"evidence {_f3(ev.score)} = the mean of the signals below (a correlational proxy) · {up}"
+    )
+
+
+# What each evidence signal measures (docs/ranking.md), as the breakdown explains it.
+SIGNALS = (
+    ("semantic", "meaning: similarity of its text to the answer"),
+    ("terms", "the answer's distinctive terms (numbers, names, rare words) it contains"),
+    ("phrases", "the answer's two-word phrases it contains"),
+    ("claims", "the answer's clauses it is the best support for"),
+)
+CONTRASTIVE_SEMANTIC = "similarity to the wrong answer minus similarity to the expected one"
+
+
+def _signal_bar(x: float) -> str:
+    """A 0–1 bar (SVG attributes, not styles: the page's CSP allows no inline style)."""
+    w = 100
+    filled = max(0.0, min(1.0, x)) * w
+    return (
+        f'<svg class="sbar" width="{w}" height="10" viewBox="0 0 {w} 10" aria-hidden="true">'
+        f'<rect class="sbg" x="0" y="1" width="{w}" height="8"/>'
+        f'<rect class="sfill" x="0" y="1" width="{filled:.1f}" height="8"/></svg>'
+    )
+
+
+def signals_table(ev: SuspectEvidence, contrastive: bool) -> str:
+    """The evidence score's four signals, each with its value, a bar and what it measures."""
+    g = ev.signals
+    rows = []
+    for name, meaning in SIGNALS:
+        value = float(getattr(g, name))
+        if name == "semantic" and contrastive:
+            meaning = CONTRASTIVE_SEMANTIC
+        rows.append(
+            f'<tr data-signal="{name}"><th>{name}</th><td class="n">{_f3(value)}</td>'
+            f'<td>{_signal_bar(value)}</td><td class="muted">{esc(meaning)}</td></tr>'
+        )
+    return f'<table class="signals"><tbody>{"".join(rows)}</tbody></table>'
+
+
 def _verdict_cell(s: Suspect) -> str:
     if s.verdict is UNSET:
         return '<span class="muted">—</span>'
@@ -95,75 +155,182 @@ def _path_ids(s: Suspect) -> str:
     return "\n".join(i.replace("\n", " ") for i in ids)
 
 
+def _who(i: int, s: Suspect, view: SuspectView) -> str:
+    stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
+    return (
+        f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt ident"><b>'
+        f'{esc(view.identity)}</b></td><td class="mono txt">{esc(stage)}</td>'
+    )
+
+
+def _row(i: int, cells: str, group: str = "") -> str:
+    cls = " ".join(c for c in (group, "sel" if i == 1 else "") if c)
+    attr = f' class="{cls}"' if cls else ""
+    return f'<tr data-suspect="{i}"{attr}>{cells}</tr>'
+
+
+def _ranked_table(res: BisectResult, causal: bool) -> str:
+    """Upstream's order (``--ranking upstream``, ``--upstream``): one table, upstream's scores."""
+    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("score", True)]
+    head += [th("path", True), th("content", True)]
+    if causal:
+        head.append(th("verdict (flips)"))
+    rows = []
+    for i, (s, view) in enumerate(zip(res.report.suspects, res.views, strict=True), 1):
+        upper = s.semanticScore is UNSET
+        cells = (
+            _who(i, s, view) + f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
+            f'<td class="n">{_f3(s.structuralScore)}</td>'
+            f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
+        )
+        if causal:
+            cells += f"<td>{_verdict_cell(s)}</td>"
+        rows.append(_row(i, cells))
+    note = ""
+    if any(s.semanticScore is UNSET for s in res.report.suspects):
+        note = '<p class="muted">≤ path-only score: no content signal, so it is an upper bound.</p>'
+    return table(head, rows, what="suspects", cls="sus") + note
+
+
+def _grouped_tables(res: BisectResult, causal: bool) -> str:
+    """An evidence-first report: one table (so the columns line up) in two groups, each under its
+    own heading row — the content-backed suspects by evidence score, with what each said, then
+    the structure-only ones, whose path scores are upper bounds."""
+    pairs = list(enumerate(zip(res.report.suspects, res.views, strict=True), 1))
+    backed = [(i, s, v) for i, (s, v) in pairs if v.backed]
+    bare = [(i, s, v) for i, (s, v) in pairs if not v.backed]
+    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("evidence", True)]
+    head += [th("path", True), th("what it said")]
+    if causal:
+        head.append(th("verdict (flips)"))
+    span = len(head)
+    rows = []
+    if backed:
+        rows.append(
+            f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
+            f"({len(backed)})</b> "
+            '<span class="muted">— by evidence score: how strongly what each said backs the '
+            "answer (meaning, terms, phrases, claims); a proxy, not a cause</span></th></tr>"
+        )
+    for i, s, v in backed:
+        score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"
+        said = esc(v.said) if v.said else '<span class="muted">(nothing)</span>'
+        cells = (
+            _who(i, s, v) + f'<td class="n">{score}</td>'
+            f'<td class="n">{_f3(s.structuralScore)}</td><td class="said">{said}</td>'
+        )
+        if causal:
+            cells += f"<td>{_verdict_cell(s)}</td>"
+        rows.append(_row(i, cells, "backed"))
+    if bare:
+        rows.append(
+            f'<tr class="grp bare" id="suspects-structure"><th colspan="{span}"><b>Structure-only '
+            f"({len(bare)}): upper bounds</b> "
+            '<span class="muted">— nothing of their own to judge; on the slice, path score only '
+            "(≤); upstream order</span></th></tr>"
+        )
+    for i, s, v in bare:
+        cells = (
+            _who(i, s, v) + '<td class="n">—</td>'
+            f'<td class="n">≤ {_f3(s.structuralScore)}</td>'
+            '<td class="said muted">(no text of its own)</td>'
+        )
+        if causal:
+            cells += f"<td>{_verdict_cell(s)}</td>"
+        rows.append(_row(i, cells, "bare"))
+    return table(head, rows, what="suspects", cls="sus grouped")
+
+
+def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -> str:
+    r = res.report
+    extra = ""
+    if s.verdict is not UNSET:
+        extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'
+    if s.runs is not UNSET:
+        extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"
+    if s.cost is not UNSET:
+        c = s.cost
+        extra += (
+            f"<p>cost on removal: {'reduced' if c.reducedCostOnRemoval else 'not reduced'}"
+            f" · loops saved {c.loopsSaved} · tokens saved {c.tokensSaved}"
+            f" · {'stable' if c.stable else 'unstable'}</p>"
+        )
+    if s.ablation is not UNSET and isinstance(s.ablation.note, str):
+        extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
+    ev = s.evidence
+    if r.ranking == "evidence-first":
+        said = (
+            '<p class="lead">What it said (its own text, judged against the answer):</p>'
+            if ev is not UNSET
+            else '<p class="lead">No text of its own to judge — how the slice reaches it:</p>'
+        )
+    else:
+        said = ""
+    if ev is not UNSET:
+        score = f'<p class="muted">{esc(_evidence_score(s, ev))}</p>' + signals_table(
+            ev, r.contrastive is True
+        )
+    else:
+        score = f'<p class="muted">{esc(_score(s))}</p>'
+    group = tag = ""
+    if r.ranking == "evidence-first":
+        group = " backed" if view.backed else " bare"
+        tag = (
+            f'<span class="tag">evidence {_f3(ev.score)}</span>'
+            if ev is not UNSET
+            else '<span class="tag bare">structure-only · ≤ path score</span>'
+        )
+    return (
+        f'<details class="suspect{group}" id="suspect-{i}" data-suspect="{i}" '
+        f'data-path="{esc(_path_ids(s))}"'
+        f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
+        f'{esc(view.identity)} <span class="muted mono">at {esc(s.source)}</span>{tag}</summary>'
+        f'{said}<div class="evidence">{esc(_evidence(s))}</div>{score}{extra}'
+        f"<h3>Evidence path: trigger → source ({len(s.edgePath)} hop"
+        f"{'s' if len(s.edgePath) != 1 else ''})</h3>"
+        f'<div class="path">{path_svg(s, r.step)}</div></details>'
+    )
+
+
 def suspects_section(res: BisectResult) -> str:
     r = res.report
-    names = [v.identity for v in res.views]
     if not r.suspects:
         return (
             '<section id="suspects"><h2>Suspects</h2><p class="muted">The slice found no '
             "suspects.</p></section>"
         )
     causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
-    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("score", True)]
-    head += [th("path", True), th("content", True)]
-    if causal:
-        head.append(th("verdict (flips)"))
-    rows = []
-    for i, s in enumerate(r.suspects, 1):
-        upper = s.semanticScore is UNSET
-        stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
-        cells = (
-            f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt"><b>'
-            f'{esc(names[i - 1])}</b></td><td class="mono txt">{esc(stage)}</td>'
-            f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
-            f'<td class="n">{_f3(s.structuralScore)}</td>'
-            f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
-        )
-        if causal:
-            cells += f"<td>{_verdict_cell(s)}</td>"
-        sel = ' class="sel"' if i == 1 else ""
-        rows.append(f'<tr data-suspect="{i}"{sel}>{cells}</tr>')
-    details = []
-    for i, s in enumerate(r.suspects, 1):
-        extra = ""
-        if s.verdict is not UNSET:
-            extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'
-        if s.runs is not UNSET:
-            extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"
-        if s.cost is not UNSET:
-            c = s.cost
-            extra += (
-                f"<p>cost on removal: {'reduced' if c.reducedCostOnRemoval else 'not reduced'}"
-                f" · loops saved {c.loopsSaved} · tokens saved {c.tokensSaved}"
-                f" · {'stable' if c.stable else 'unstable'}</p>"
-            )
-        if s.ablation is not UNSET and isinstance(s.ablation.note, str):
-            extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
-        details.append(
-            f'<details class="suspect" id="suspect-{i}" data-suspect="{i}" '
-            f'data-path="{esc(_path_ids(s))}"'
-            f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
-            f'{esc(names[i - 1])} <span class="muted mono">at {esc(s.source)}</span></summary>'
-            f'<div class="evidence">{esc(_evidence(s))}</div>'
-            f'<p class="muted">{esc(_score(s))}</p>{extra}'
-            f"<h3>Evidence path: trigger → source ({len(s.edgePath)} hop"
-            f"{'s' if len(s.edgePath) != 1 else ''})</h3>"
-            f'<div class="path">{path_svg(s, r.step)}</div></details>'
-        )
-    note = ""
-    if any(s.semanticScore is UNSET for s in r.suspects):
-        note = '<p class="muted">≤ path-only score: no content signal, so it is an upper bound.</p>'
+    evidence_first = r.ranking == "evidence-first"
     st = r.sliceStats
     slice_line = (
         f"slice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
         f"{st.weightedEdges} influence-weighted edges (budgets depth {st.maxDepth}, nodes "
         f"{st.maxNodes}) · ranked by {r.rankedBy}"
     )
+    ranking = ""
+    if r.ranking is not UNSET or r.embedder is not UNSET:  # afp fields, never under --upstream
+        parts = []
+        if r.ranking is not UNSET:
+            how = {
+                "evidence-first": "content-backed suspects by evidence score, then structure-only",
+                "upstream": "upstream's order, path × content score",
+            }.get(r.ranking, "")
+            parts.append(f"ranking <b>{esc(r.ranking)}</b>" + (f" ({esc(how)})" if how else ""))
+            if r.contrastive is True:
+                parts.append("contrastive: scored against --expected")
+        if r.embedder is not UNSET:
+            parts.append(f"embedder <b>{esc(r.embedder)}</b>")
+        ranking = f'<p class="sub" id="ranking">{" · ".join(parts)}</p>'
+    title = "evidence first" if evidence_first else "in the report's ranking"
+    details = [
+        _suspect_details(i, s, view, res)
+        for i, (s, view) in enumerate(zip(r.suspects, res.views, strict=True), 1)
+    ]
     return (
-        f'<section id="suspects"><h2>Suspects ({len(r.suspects)}), in the report\'s ranking</h2>'
-        f'<p class="sub">{esc(slice_line)}. Click a suspect to see its evidence and path.</p>'
-        + table(head, rows, what="suspects", cls="sus")
-        + note
+        f'<section id="suspects"><h2>Suspects ({len(r.suspects)}), {title}</h2>'
+        + ranking
+        + f'<p class="sub">{esc(slice_line)}. Click a suspect to see its evidence and path.</p>'
+        + (_grouped_tables(res, causal) if evidence_first else _ranked_table(res, causal))
         + '<div class="suspects">'
         + "".join(details)
         + "</div></section>"

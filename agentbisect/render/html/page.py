@@ -148,7 +148,8 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 .onpath{stroke:#0b2e6f;stroke-width:2.5px;paint-order:stroke}
 tr.trigger td{background:#fde7ef}
 .suspects{display:grid;grid-template-columns:minmax(0,1fr);gap:6px}
-table.sus tbody tr{cursor:pointer}table.sus tbody tr:hover td{background:#f0f5ff}
+table.sus tbody tr[data-suspect]{cursor:pointer}
+table.sus tbody tr[data-suspect]:hover td{background:#f0f5ff}
 table.sus tr.sel td{background:#e3ecfb}
 details.suspect{border:1px solid var(--line);border-radius:6px;padding:0 12px;margin:6px 0}
 details.suspect[open]{border-color:var(--accent);box-shadow:0 0 0 1px var(--accent) inset}
@@ -156,6 +157,20 @@ details.suspect>summary{cursor:pointer;padding:8px 0;font-weight:600}
 .evidence{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--soft);
 border-left:3px solid var(--accent);padding:6px 10px;margin:6px 0}
 .claim{font-style:italic}
+table.sus tr.grp th{white-space:normal;background:none;font-weight:400;font-size:13px;
+padding:12px 8px 4px;border-bottom:2px solid var(--accent)}table.sus tr.grp th b{font-weight:700}
+table.sus tr.grp.bare th{border-bottom:2px dashed #9aa5b1}table.sus tr.bare td{color:var(--muted)}
+table.sus tr.bare td b{color:var(--fg)}
+.tag{display:inline-block;margin-left:8px;padding:0 6px;border-radius:4px;font-size:12px;
+font-weight:400;background:#e3ecfb;color:#16417f}.tag.bare{background:var(--soft);color:var(--muted);
+border:1px dashed #9aa5b1}
+td.ident{min-width:11em}
+td.said{overflow-wrap:anywhere;min-width:200px;max-width:520px}
+.lead{margin:8px 0 0;font-size:12.5px;font-weight:600;color:var(--muted)}
+details.suspect.bare .evidence{border-left:3px dashed #9aa5b1}
+table.signals{width:auto;margin:4px 0 10px}
+table.signals th,table.signals td{border:0;padding:1px 10px 1px 0;background:none;font-size:12.5px}
+table.signals svg{display:block;margin-top:3px}.sbg{fill:#e8ecf1}.sfill{fill:var(--accent)}
 .v-confirmed{color:#b71c1c;font-weight:700}.v-not-confirmed{color:#2e7d32}
 .v-inconclusive{color:#8a5a00}
 .path svg{max-width:100%;height:auto}

@@ -86,7 +86,11 @@ def render_report(result: BisectResult) -> None:
     # least read, is the one that wraps.
     widest = max((len(v.identity) for v in result.views), default=8)
     table.add_column("identity", no_wrap=True, overflow="ellipsis", min_width=min(widest, 32))
-    table.add_column("stage", overflow="fold", ratio=1)
+    # With the verdict column an 80-column terminal left the stage 3 cells wide, one id folded
+    # over seven lines; the stage is in the evidence-path tree below, so it goes there instead.
+    show_stage = not causal or con.width >= 100
+    if show_stage:
+        table.add_column("stage", overflow="fold", ratio=1)
     if evidence_first:
         table.add_column("evidence", justify="right", no_wrap=True)
         table.add_column("path", justify="right", no_wrap=True)
@@ -104,7 +108,9 @@ def render_report(result: BisectResult) -> None:
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
-        row: list[str | Text] = [str(i), s.kind, safe(ident), stage]
+        row: list[str | Text] = [str(i), s.kind, safe(ident)]
+        if show_stage:
+            row.append(stage)
         if evidence_first:
             path = Text(to_fixed(s.structuralScore, 3))
             if not view.backed:
