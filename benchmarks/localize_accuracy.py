@@ -5,7 +5,8 @@ The first row is the upstream report (mock embedder, upstream ranking: what ``--
 prints); the default (wordllama, evidence-first) and every other combination, including each
 evidence signal alone, are measured in the same run; the ``--expected`` rows score contrastively
 against the right answers in ``planted/expected.py``. A culprit cut off by ``max_suspects`` (12)
-counts as a miss (reciprocal rank 0).
+counts as a miss (reciprocal rank 0). The held-out splits (``heldout``, ``heldout2``: scenarios
+written before the scorer changes they judge) are reported apart.
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
 """
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0
 
-    splits: dict[str, list[int]] = {"main": [], "heldout": []}
+    splits: dict[str, list[int]] = {"main": [], "heldout": [], "heldout2": []}
     for i, t in enumerate(truths):
         splits[t.get("split", "main")].append(i)
     rows: list[dict[str, Any]] = []
@@ -153,14 +154,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"rows": rows}, indent=1))
         return 0
     width = max(len(r["config"]) for r in rows)
-    nm, nh = len(splits["main"]), len(splits["heldout"])
+    nm, nh, nh2 = len(splits["main"]), len(splits["heldout"]), len(splits["heldout2"])
     print(
-        f"planted-culprit corpus: {nm} scenarios + {nh} held out "
+        f"planted-culprit corpus: {nm} scenarios + {nh} + {nh2} held out "
         f"({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
     )
     print(
         f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
-        f"   {'held-out top-1':>14}  {'top-3':>5}"
+        f"   {'held-out top-1':>14}  {'top-3':>5}   {'held-out 2 top-1':>16}  {'top-3':>5}"
     )
 
     def cell(m: dict[str, Any], key: str) -> str:
@@ -170,15 +171,19 @@ def main(argv: list[str] | None = None) -> int:
         tag = "  ← upstream baseline (--upstream)" if i == 0 else ""
         if row["config"] == f"{names[-1]} × evidence-first (all signals)":
             tag = "  ← default"
-        m, h = row["main"], row.get("heldout")
-        held = (
-            f"{h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  {h['top3']:>2}/{h['n']}"
-            if h
-            else f"{'—':>14}  {'':>5}"
-        )
+        m = row["main"]
+        held = ""
+        for split, w in (("heldout", 14), ("heldout2", 16)):
+            h = row.get(split)
+            held += (
+                f"   {h['top1']:>{w - 7}}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  "
+                f"{h['top3']:>2}/{h['n']}"
+                if h
+                else f"   {'—':>{w}}  {'':>5}"
+            )
         print(
             f"{row['config']:<{width}}  {cell(m, 'top1')}  {cell(m, 'top3')}  {m['mrr']:5.3f}"
-            f"   {held}{tag}"
+            f"{held}{tag}"
         )
     print(f"({elapsed:.1f} s)")
     if args.misses:

@@ -47,7 +47,7 @@ def test_every_signal_is_reported_in_unit_range() -> None:
     for s in out:
         assert list(s.signals) == list(SIGNALS)
         assert all(0.0 <= v <= 1.0 for v in s.signals.values())
-        assert s.score == sum(s.signals.values()) / 4
+        assert s.score == sum(s.signals.values()) / len(SIGNALS)
     best = max(out, key=lambda s: s.score)
     assert best.id == "policy"
     assert "90" in best.terms_shared
@@ -86,6 +86,38 @@ def test_contrastive_scoring_sinks_sources_that_support_both_answers() -> None:
     assert contra["booking"].signals["terms"] == 0.0  # everything it says, both answers say
     assert contra["rules"].score > contra["booking"].score
     assert contra["booking"].score < plain["booking"].score
+
+
+def test_claim_shape_is_the_share_of_rule_shaped_sentences() -> None:
+    out = by_id(score_evidence(ITEMS, ANSWER, None))
+    assert out["tone"].signals["claimShape"] == 0.0  # an instruction without a modal word
+    assert out["order"].signals["claimShape"] == 0.0  # a data record
+    rules = [
+        EvidenceItem("r", "Members can cancel online. Fees apply. Refunds must be requested."),
+        EvidenceItem("d", "Member 30417, contract started 5 January."),
+    ]
+    got = by_id(score_evidence(rules, "You can cancel online.", None))
+    assert got["r"].signals["claimShape"] == 2 / 3
+    assert got["d"].signals["claimShape"] == 0.0
+
+
+def test_claims_credit_what_a_clause_adds_to_the_question_not_its_echo() -> None:
+    # the booking repeats the question's own details; the rule states the check-in time the
+    # answer gives: with the question known, the answer's claim goes to the rule
+    question = "What time can I check in at Hotel Kamo on 18 April?"
+    items = [
+        EvidenceItem("question", question),
+        EvidenceItem("booking", "Booking 55-KY: Hotel Kamo, 18 April, twin room."),
+        EvidenceItem("rule", "Hotel Kamo: check-in from 11:00."),
+    ]
+    answer = "You can check in at Hotel Kamo from 11 on 18 April."
+    with_q = by_id(score_evidence(items, answer, None, question=question))
+    assert with_q["rule"].signals["claims"] == 1.0
+    assert with_q["booking"].signals["claims"] == 0.0
+    # not knowing the question, the echo of it wins the claim
+    without = by_id(score_evidence(items, answer, None))
+    assert without["rule"].signals["claims"] == 0.0
+    assert without["question"].signals["claims"] > 0.0
 
 
 def test_no_embedder_means_no_semantic_signal() -> None:

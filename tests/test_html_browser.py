@@ -342,7 +342,7 @@ def test_evidence_first_groups_and_what_the_first_suspect_said(
     route = page.locator('table.sus tr[data-suspect="7"] td').all_inner_texts()
     assert route[2] == "sf-route#21" and route[4] == "—" and route[5] == "≤ 1.000"
     # The first suspect's panel is open and shows the report's evidence text in full, its
-    # evidence score and each of its four signals.
+    # evidence score and each of its five signals.
     first = page.locator("#suspect-1")
     assert first.get_attribute("open") is not None
     ev = backed[0]["evidence"]
@@ -356,8 +356,9 @@ def test_evidence_first_groups_and_what_the_first_suspect_said(
         "terms",
         "phrases",
         "claims",
+        "claimShape",
     ]
-    for i, name in enumerate(["semantic", "terms", "phrases", "claims"]):
+    for i, name in enumerate(["semantic", "terms", "phrases", "claims", "claimShape"]):
         value = signals.nth(i).locator("td").first.inner_text()
         assert value == f"{ev['signals'][name]:.3f}"
     # The structure-only suspect says it has no text of its own and is an upper bound.

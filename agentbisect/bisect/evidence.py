@@ -2,7 +2,7 @@
 
 Embedding similarity alone ranks sources by topic, and every source of a run is on the topic of
 its answer. What singles out the source of a wrong fact is that the answer *repeats what it
-says*: its numbers, names, rare words and phrases, claim by claim. So four signals, each in
+says*: its numbers, names, rare words and phrases, claim by claim. So five signals, each in
 [0, 1] and each kept visible in the report:
 
 - ``semantic``: cosine between the suspect's text and the answer, with the chosen embedder;
@@ -14,12 +14,19 @@ says*: its numbers, names, rare words and phrases, claim by claim. So four signa
 - ``phrases``: the same for word bigrams (a shared phrase is stronger evidence than two words);
 - ``claims``: the answer split into clauses; each clause is credited to the source that best
   supports it (term coverage and embedding similarity, averaged), and a clause weighs as much as
-  it answers the run's question (its similarity to it): the source of the claim that *is* the
-  answer wins, not the source of a detail restated beside it.
+  it answers the run's question: its similarity to it times the share of its term weight the
+  question does not already contain, and its term support is judged on that new part only. The
+  source of the claim that *is* the answer wins, not the source of a detail restated beside it,
+  nor a record that merely echoes the question's own details (a booking, an order);
+- ``claimShape``: the share of the source's sentences shaped like a rule or claim (a modal or
+  obligation word: must, may, can, required, entitled, …). When an answer repeats both a user's
+  record and a rule, the rule asserts what holds; this is a prior on the shape of the source,
+  not evidence of use, and it costs culprits that are data records (measured, docs/ranking.md).
 
 The run's input (the question) is given, not evidence: answer terms and phrases it already
 contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
-The evidence score is the plain mean of the four — no weight was fitted to the benchmark corpus.
+The evidence score is the plain mean of the five — no weight was fitted to the benchmark corpus
+(though which signals exist was decided after reading its misses; the held-out sets check that).
 With an expected (correct) answer the score is contrastive: ``semantic`` is similarity to the
 wrong answer minus similarity to the expected one (floored at 0), and what the two answers share
 is given like the question, so only the disputed content counts and sources that support both
@@ -48,7 +55,7 @@ __all__ = [
     "score_evidence",
 ]
 
-SIGNALS = ("semantic", "terms", "phrases", "claims")
+SIGNALS = ("semantic", "terms", "phrases", "claims", "claimShape")
 
 _STOP = frozenset(
     [
@@ -235,6 +242,14 @@ _NUMBER_WORDS.update(
 )
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = re.compile(r"[^\W_]+(?:[.,'’\-][^\W_]+)*")
+# words that make a sentence a rule or a claim about what holds (modal verbs, obligations,
+# entitlements) rather than a record of data; see ``_claim_shape``
+_MODAL = re.compile(
+    r"\b(?:must|may|might|can|cannot|can't|should|shall|need|needs|required|requires|"
+    r"allowed|entitled|eligible|always|never)\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
 _CLAUSE = re.compile(r"(?:[.!?;:\n—–]+(?:\s|$)|,\s+(?:so|but|which|because|and)\s|\s-\s|\(|\))")
 
 
@@ -391,6 +406,7 @@ def _signals(
     clauses: list[str],
     clause_vecs: list[Vector] | None,
     profiles: list[Profile],
+    shapes: list[float],
     vecs: list[Vector] | None,
     corpus: _Corpus,
     question: Profile | None,
@@ -398,7 +414,7 @@ def _signals(
     expected: Profile | None,
     exp_vec: Vector | None,
 ) -> list[dict[str, float]]:
-    """The four signals of every source for ``answer``.
+    """The five signals of every source for ``answer``.
 
     The question's terms and phrases are given, not evidence; with an expected answer, so is
     everything the two answers share (only the disputed content can point at the wrong fact),
@@ -419,11 +435,16 @@ def _signals(
         if not cp.terms:
             continue
         cv = clause_vecs[j] if clause_vecs is not None else None
+        # what a clause adds beyond restating the question is what answers it: the clause
+        # weighs by that share, and support is judged on that part (a record that echoes the
+        # question's own details is not the source of the clause's answer)
+        novel = _disputed(cp, question, corpus) if question is not None else 1.0
+        cp = _without(cp, question)
         support: list[float] = []
         for i, p in enumerate(profiles):
             lex = _lex(cp, p, corpus)
             support.append((lex + _cos01(vecs[i], cv)) / 2 if cv is not None and vecs else lex)
-        w = _cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0
+        w = (_cos01(cv, q_vec) if cv is not None and q_vec is not None else 1.0) * novel
         if expected is not None:
             w *= _disputed(cp, expected, corpus)
         weight_sum += w
@@ -447,13 +468,29 @@ def _signals(
                 "terms": _lex(new, p, corpus),
                 "phrases": shared_big / big_total if big_total else 0.0,
                 "claims": credit[i] / weight_sum if weight_sum else 0.0,
+                "claimShape": shapes[i],
             }
         )
     return out
 
 
+def _claim_shape(text: str) -> float:
+    """The share of a text's sentences shaped like a rule or claim (a modal or obligation word).
+
+    A wrong answer built on a user's record and a rule repeats both; the rule is what asserts
+    what holds, the record what is. This is a prior on the shape of a source, not evidence that
+    the answer used it: it is one signal of five, and a culprit that is a data record loses to
+    it (measured on the held-out sets, see docs/ranking.md).
+    """
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    if not sentences:
+        return 0.0
+    return sum(1 for x in sentences if _MODAL.search(x)) / len(sentences)
+
+
 def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
-    """The share of a clause's term weight the expected answer does not share."""
+    """The share of a clause's term weight ``expected`` (the right answer, or the question)
+    does not share."""
     total = out = 0.0
     for key, boost in clause.terms.items():
         w = corpus.idf(max(1, corpus.df.get(key, 0))) * boost
@@ -514,6 +551,7 @@ def score_evidence(
         clauses,
         clause_vecs,
         profiles,
+        [_claim_shape(it.text) for it in items],
         vecs,
         corpus,
         profile(question) if question else None,

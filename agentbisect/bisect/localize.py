@@ -275,6 +275,7 @@ def _evidence_first(
                     terms=sig["terms"],
                     phrases=sig["phrases"],
                     claims=sig["claims"],
+                    claimShape=sig["claimShape"],
                 ),
                 termsShared=ev.score.terms_shared,
             )

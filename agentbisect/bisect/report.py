@@ -116,12 +116,13 @@ class CostVerdict(Struct, kw_only=True):
 
 
 class EvidenceSignals(Struct, kw_only=True):
-    """The evidence scorer's four signals, each in [0, 1] (``bisect/evidence.py``)."""
+    """The evidence scorer's five signals, each in [0, 1] (``bisect/evidence.py``)."""
 
     semantic: Num
     terms: Num
     phrases: Num
     claims: Num
+    claimShape: Num
 
 
 class SuspectEvidence(Struct, kw_only=True):

@@ -14,7 +14,8 @@ source).
     python benchmarks/planted/generate.py --check    # fails if the committed cases differ
 
 ``heldout.py`` adds scenarios written after the scorer's design was settled (``"split":
-"heldout"`` in their truth files); the benchmark reports them apart.
+"heldout"`` in their truth files); ``heldout2.py`` a second such set in new domains
+(``"split": "heldout2"``). The benchmark reports each apart.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(HERE))
 
 from heldout import HELDOUT  # noqa: E402
+from heldout2 import HELDOUT2  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 from agentbisect.record import record_run  # noqa: E402
@@ -282,7 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed cases")
     args = ap.parse_args(argv)
-    every = [(sc, "main") for sc in SCENARIOS] + [(sc, "heldout") for sc in HELDOUT]
+    every = (
+        [(sc, "main") for sc in SCENARIOS]
+        + [(sc, "heldout") for sc in HELDOUT]
+        + [(sc, "heldout2") for sc in HELDOUT2]
+    )
     ids = [sc.id for sc, _ in every]
     assert len(ids) == len(set(ids)), "scenario ids must be unique"
     CASES.mkdir(exist_ok=True)

@@ -110,7 +110,8 @@ SIGNALS = (
     ("semantic", "meaning: similarity of its text to the answer"),
     ("terms", "the answer's distinctive terms (numbers, names, rare words) it contains"),
     ("phrases", "the answer's two-word phrases it contains"),
-    ("claims", "the answer's clauses it is the best support for"),
+    ("claims", "the answer's clauses it is the best support for (beyond what the question says)"),
+    ("claimShape", "share of its sentences shaped like a rule or claim (a prior on its shape)"),
 )
 CONTRASTIVE_SEMANTIC = "similarity to the wrong answer minus similarity to the expected one"
 
@@ -127,7 +128,7 @@ def _signal_bar(x: float) -> str:
 
 
 def signals_table(ev: SuspectEvidence, contrastive: bool) -> str:
-    """The evidence score's four signals, each with its value, a bar and what it measures."""
+    """The evidence score's five signals, each with its value, a bar and what it measures."""
     g = ev.signals
     rows = []
     for name, meaning in SIGNALS:
@@ -210,7 +211,7 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
             f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
             f"({len(backed)})</b> "
             '<span class="muted">— by evidence score: how strongly what each said backs the '
-            "answer (meaning, terms, phrases, claims); a proxy, not a cause</span></th></tr>"
+            "answer (meaning, terms, phrases, claims, claim shape); a proxy, not a cause</span></th></tr>"
         )
     for i, s, v in backed:
         score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"

@@ -156,7 +156,7 @@ def render_report(result: BisectResult) -> None:
         con.print(
             Text(
                 "evidence: how strongly the suspect's own text backs the answer (meaning, shared "
-                "terms, phrases, claims; proxies, not causes)"
+                "terms, phrases, claims, claim shape; proxies, not causes)"
                 + (" · ≤ path-only score: an upper bound" if n_backed < len(r.suspects) else ""),
                 "dim",
             )
