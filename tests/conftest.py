@@ -6,6 +6,9 @@ them.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,31 @@ def cli(*args: str, **kwargs: Any) -> Any:
     from agentbisect.cli import app
 
     return CliRunner().invoke(app, list(args), **kwargs)
+
+
+def afp_proc(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``afp ARGS…`` as a real process on this tree's package; output as text."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "agentbisect", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie counts as dead: it has stopped running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ rerun protocol (replay of the upstream causal reports, gates, failures, no orpha
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM
+from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, process_alive
 
 UP = UPSTREAM
 PF = str(PLANTED)
@@ -416,19 +415,6 @@ def test_rerun_failures_exit_3(tmp_path: Path, body: str, needle: str) -> None:
         assert "boom: model unreachable" in res.stderr
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purpose
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_rerun_timeout_kills_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pids"
     body = (
@@ -445,7 +431,7 @@ def test_rerun_timeout_kills_group(tmp_path: Path) -> None:
     assert "timed out after 1 s" in res.stderr and "seed 0" in res.stderr
     pids = [int(x) for x in pidfile.read_text().split()]
     time.sleep(0.3)
-    assert not any(_alive(p) for p in pids), "a rerun process outlived afp"
+    assert not any(process_alive(p) for p in pids), "a rerun process outlived afp"
 
 
 def test_background_child_of_successful_rerun_is_reaped(tmp_path: Path) -> None:
@@ -473,7 +459,7 @@ def test_background_child_of_successful_rerun_is_reaped(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     time.sleep(0.3)
     pids = [int(x) for x in pidfile.read_text().split()]
-    assert len(pids) == 4 and not any(_alive(p) for p in pids)
+    assert len(pids) == 4 and not any(process_alive(p) for p in pids)
 
 
 def test_rerun_request_shape(tmp_path: Path) -> None:

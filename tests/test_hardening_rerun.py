@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from tests.conftest import PLANTED
+from tests.conftest import PLANTED, process_alive
 
 PF = str(PLANTED)
 PY = shlex.quote(sys.executable)
@@ -35,18 +35,6 @@ def _script(tmp_path: Path, body: str) -> str:
     p = tmp_path / "rerun.py"
     p.write_text("import json, sys, os, subprocess, time\nreq = json.load(sys.stdin)\n" + body)
     return f"{PY} {p}"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _one_line(stderr: str) -> str:
@@ -94,7 +82,7 @@ def test_signal_kills_rerun_groups(tmp_path: Path, sig: int, code: int, jobs: st
         time.sleep(0.3)
         assert proc.returncode == code, err
         assert b"Traceback" not in err
-        assert not [p for p in pids if _alive(p)], "a rerun outlived afp"
+        assert not [p for p in pids if process_alive(p)], "a rerun outlived afp"
     finally:
         if proc.poll() is None:
             proc.kill()

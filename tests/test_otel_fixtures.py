@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,7 @@ import pytest
 
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
 from agentbisect.importers.traces import import_trace
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, afp_proc
 
 OTEL = FIXTURES / "otel"
 TRUTHS = sorted(t for t in OTEL.glob("*.truth.json") if "traces" in json.loads(t.read_text()))
@@ -52,17 +49,6 @@ def _chosen(truth: dict[str, Any]) -> dict[str, Any]:
 def _llm_end_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
     row = rec["snapshot"]["recorders"][0]
     return [e for e in row["data"] if e["type"] == "llm.end"]
-
-
-def _afp(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 @pytest.mark.parametrize(("truth_path", "name"), CASES, ids=[n for _, n in CASES])
@@ -169,7 +155,7 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
     out = tmp_path / "run.json"
     out.write_bytes(msgspec.json.encode(result.recording))
     trigger = result.llm_steps[planted["answer_llm_call"] - 1]
-    proc = _afp("bisect", str(out), "--at-step", trigger, "--json")
+    proc = afp_proc("bisect", str(out), "--at-step", trigger, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     sources = result.recording[IMPORT_KEY]["sources"]
@@ -229,7 +215,7 @@ def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: 
         ]
     )
     t = _chosen(truth)
-    agg = _afp("aggregate", str(OTEL / name), "--json", *logs)
+    agg = afp_proc("aggregate", str(OTEL / name), "--json", *logs)
     assert agg.returncode == 0, agg.stderr
     run = json.loads(agg.stdout)["run"]
     assert run["llmCalls"] == t["counts"]["llm_calls"]
@@ -240,8 +226,8 @@ def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: 
     }
     rec = tmp_path / "run.json"
     rec.write_bytes(msgspec.json.encode(_import(truth, name).recording))
-    direct = _afp("bisect", str(OTEL / name), "--at-llm", "-1", "--json", *logs)
-    via = _afp("bisect", str(rec), "--at-llm", "-1", "--json")
+    direct = afp_proc("bisect", str(OTEL / name), "--at-llm", "-1", "--json", *logs)
+    via = afp_proc("bisect", str(rec), "--at-llm", "-1", "--json")
     assert direct.returncode == via.returncode == 0
     assert json.loads(direct.stdout) == json.loads(via.stdout)
 
@@ -263,7 +249,7 @@ def test_transcripts_counts_and_planted_source(truth_path: Path, name: str, tmp_
     assert all("usage" not in e for e in ends)  # a transcript has no token counts
     out = tmp_path / "run.json"
     out.write_bytes(msgspec.json.encode(result.recording))
-    proc = _afp("bisect", str(out), "--at-llm", "-1", "--json")
+    proc = afp_proc("bisect", str(out), "--at-llm", "-1", "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     sources = result.recording[IMPORT_KEY]["sources"]

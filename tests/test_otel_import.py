@@ -5,9 +5,6 @@ today's ``afp events/aggregate/bisect``."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ from agentbisect.importers.traces import import_trace
 from agentbisect.importers.traces import sniff as trace_sniff
 from agentbisect.importers.transcript import import_transcript
 from agentbisect.importers.transcript import sniff as transcript_sniff
-from tests.conftest import ROOT
+from tests.conftest import afp_proc
 from tests.otel_build import (
     ANSWER,
     DOC_A,
@@ -33,17 +30,6 @@ from tests.otel_build import (
     refund_spans,
     span,
 )
-
-
-def _afp(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
 
 
 def _events(rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -117,7 +103,7 @@ def test_refund_trace_steps_reads_and_counts() -> None:
 
 def test_afp_reads_the_synthesized_recording(tmp_path: Path) -> None:
     path = _write(tmp_path, import_trace("t.json", refund_otlp()).recording)
-    agg = _afp("aggregate", path, "--json")
+    agg = afp_proc("aggregate", path, "--json")
     assert agg.returncode == 0, agg.stderr
     run = json.loads(agg.stdout)["run"]
     assert (run["llmCalls"], run["toolCalls"], run["tokens"]) == (
@@ -125,11 +111,11 @@ def test_afp_reads_the_synthesized_recording(tmp_path: Path) -> None:
         1,
         {"input": 330, "output": 43},
     )
-    ev = _afp("events", path)
+    ev = afp_proc("events", path)
     assert ev.returncode == 0
     types = [json.loads(line)["type"] for line in ev.stdout.splitlines()]
     assert types.count("llm.start") == 2 and types.count("tool.end") == 1
-    bis = _afp("bisect", path, "--at-llm", "-1", "--json")
+    bis = afp_proc("bisect", path, "--at-llm", "-1", "--json")
     assert bis.returncode == 0, bis.stderr
     report = json.loads(bis.stdout)
     assert report["step"] == "chat#4"
@@ -390,7 +376,7 @@ def test_no_content_ranks_by_structure(tmp_path: Path) -> None:
     }
     assert reads["chat#4"] == ["out:chat#1", "tool:call_1"]
     report = json.loads(
-        _afp("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+        afp_proc("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
     )
     assert [(s["kind"], s["source"]) for s in report["suspects"]] == [
         ("stage", "chat#1"),
@@ -535,7 +521,7 @@ def test_transcript_forms(form: str, tmp_path: Path) -> None:
     assert r.tool_steps == ["execute_tool:search_flights#2"]
     assert "no-token-usage" in dict(r.flags)
     report = json.loads(
-        _afp("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+        afp_proc("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
     )
     tool = next(s for s in report["suspects"] if s["kind"] == "tool")
     assert tool["detail"]["toolName"] == "search_flights"
@@ -560,11 +546,11 @@ def test_multi_agent_history_boundaries(tmp_path: Path) -> None:
     }
     r = import_transcript("h.json", json.dumps(history).encode())
     assert r.llm_steps == ["researcher#2", "writer#4", "writer#5", "editor#7"]
-    agg = json.loads(_afp("aggregate", _write(tmp_path, r.recording), "--json").stdout)
+    agg = json.loads(afp_proc("aggregate", _write(tmp_path, r.recording), "--json").stdout)
     rows = [(a["label"], a["llmCalls"]) for a in agg["aggregates"]]
     assert rows == [("researcher", 1), ("writer", 2), ("editor", 1)]
     report = json.loads(
-        _afp("bisect", str(tmp_path / "run.json"), "--at-llm", "-1", "--json").stdout
+        afp_proc("bisect", str(tmp_path / "run.json"), "--at-llm", "-1", "--json").stdout
     )
     research = next(s for s in report["suspects"] if s["source"] == "researcher#2")
     assert research["kind"] == "stage"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentbisect.bisect.classify import ClassifyContext, Seed, default_classifier
+from agentbisect.bisect.classify import ClassifyContext, Seed, node_seeds
 from agentbisect.bisect.evidence import answer_texts
 from agentbisect.bisect.evidence_rank import input_text
 from agentbisect.bisect.evidence_text import own_text
@@ -52,16 +52,7 @@ def localization_texts(
                     add(texts.edge_key(e.parent.runtimeStageId, e.key))
         if node is sl.root:
             continue
-        last = log.last_idx[rid]
-
-        def value_of(key: str, _last: int = last) -> object:
-            return log.value_at(_last, key, copy=classify is not None)
-
-        ctx = ClassifyContext(node, node.keysWritten, value_of)
-        seeds = classify(ctx) if classify is not None else None
-        if seeds is None:
-            seeds = default_classifier(ctx)
-        for seed in seeds:
+        for seed in node_seeds(node, log, classify):
             text = seed.detail.get("text") if seed.detail else None
             add(text)
             if evidence and not text and seed.kind not in ("injection", "memory"):

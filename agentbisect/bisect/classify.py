@@ -8,12 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentbisect.bisect.slice import CausalNode
 from agentbisect.js import ABSENT
 
-__all__ = ["INJECTION_SOURCES", "SLOT_KEYS", "ClassifyContext", "Seed", "default_classifier"]
+if TYPE_CHECKING:
+    from agentbisect.commitlog import CommitLog
+
+__all__ = [
+    "INJECTION_SOURCES",
+    "SLOT_KEYS",
+    "ClassifyContext",
+    "Seed",
+    "default_classifier",
+    "node_seeds",
+]
 
 SLOT_KEYS = ("systemPromptInjections", "messagesInjections", "toolsInjections")
 INJECTION_SOURCES = frozenset(
@@ -35,6 +45,21 @@ class ClassifyContext:
 
 
 Classifier = Callable[[ClassifyContext], "list[Seed] | None"]
+
+
+def node_seeds(node: CausalNode, log: CommitLog, classify: Classifier | None) -> list[Seed]:
+    """The seeds of one slice node: the user's classifier, falling back to the default when there
+    is none or it returns None. One function for both the suspect drafts and the embedder's
+    up-front text batch, so the batch cannot miss a text the drafts will ask for."""
+    last = log.last_idx[node.runtimeStageId]
+
+    def value_of(key: str) -> Any:
+        # A user classifier may keep or mutate what it is given: hand it a copy.
+        return log.value_at(last, key, copy=classify is not None)
+
+    ctx = ClassifyContext(node, node.keysWritten, value_of)
+    seeds = classify(ctx) if classify is not None else None
+    return default_classifier(ctx) if seeds is None else seeds
 
 
 def default_classifier(ctx: ClassifyContext) -> list[Seed]:

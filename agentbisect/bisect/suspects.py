@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from msgspec import UNSET
 
 from agentbisect.bisect.ablation import ablation_for_suspect
-from agentbisect.bisect.classify import ClassifyContext, Seed, default_classifier
+from agentbisect.bisect.classify import ClassifyContext, Seed, node_seeds
 from agentbisect.bisect.embed import Embedder
 from agentbisect.bisect.influence import Evidence, Scored, score_influence
 from agentbisect.bisect.paths import PathInfo, edge_path
@@ -51,15 +50,7 @@ def build_drafts(
         pi = info.get(node.runtimeStageId)
         if pi is None:
             continue  # unreached by the single pass (§6.3): silently not a suspect
-        last = log.last_idx[node.runtimeStageId]
-
-        def value_of(key: str, _last: int = last) -> Any:
-            return log.value_at(_last, key, copy=classify is not None)
-
-        ctx = ClassifyContext(node, node.keysWritten, value_of)
-        seeds = classify(ctx) if classify is not None else None
-        if seeds is None:
-            seeds = default_classifier(ctx)
+        seeds = node_seeds(node, log, classify)
         if not seeds:
             continue
         path = edge_path(node, info, root_id)

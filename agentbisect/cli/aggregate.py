@@ -9,11 +9,11 @@ from agentbisect.cli.options import (
     FILE_ARG,
     JSON_OPT,
     LOGS_OPT,
+    REPORT_FORMAT_OPT,
     TRACE_ID_OPT,
     VERBOSE_OPT,
-    format_option,
     import_options,
-    pick_format,
+    pick_json_format,
 )
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.render.formats import ReportFormat
@@ -35,9 +35,7 @@ def aggregate(
         metavar="GROUP_ID",
         help="Show the step strip inside this group (a runtimeStageId).",
     ),
-    fmt: ReportFormat | None = format_option(
-        ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
-    ),
+    fmt: ReportFormat | None = REPORT_FORMAT_OPT,
     output: str | None = OUTPUT_OPT,
     force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
@@ -63,7 +61,7 @@ def aggregate(
     from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.cli.common import load_run
 
-    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    name = pick_json_format(fmt, as_json)
     check_output(output, force, [file])
     run = load_run(file, verbose, import_options(trace_id, logs))
     emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)

@@ -14,12 +14,13 @@ import typer
 from agentbisect.cli.app import app, guarded
 from agentbisect.cli.options import (
     FILE_ARG,
+    JSON_OPT,
     LOGS_OPT,
     TRACE_ID_OPT,
     VERBOSE_OPT,
     format_option,
     import_options,
-    pick_format,
+    pick_json_format,
 )
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped
@@ -203,7 +204,7 @@ def bisect(
     ),
     output: str | None = OUTPUT_OPT,
     force: bool = FORCE_OPT,
-    as_json: bool = typer.Option(False, "--json", help="Shorthand for --format json."),
+    as_json: bool = JSON_OPT,
     upstream: bool = typer.Option(
         False,
         "--upstream",
@@ -233,7 +234,7 @@ def bisect(
       afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
       afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
     """
-    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    name = pick_json_format(fmt, as_json)
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import load_run
     from agentbisect.render.progress import rerun_progress

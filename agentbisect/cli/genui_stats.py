@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, VERBOSE_OPT, format_option, pick_format
+from agentbisect.cli.options import JSON_OPT, REPORT_FORMAT_OPT, VERBOSE_OPT, pick_json_format
 from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
 from agentbisect.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
@@ -54,9 +54,7 @@ def genui_stats(
     to_day: str | None = typer.Option(
         None, "--to", metavar="YYYY-MM-DD", help="Last UTC day to include (inclusive)."
     ),
-    fmt: ReportFormat | None = format_option(
-        ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
-    ),
+    fmt: ReportFormat | None = REPORT_FORMAT_OPT,
     output: str | None = OUTPUT_OPT,
     force: bool = FORCE_OPT,
     as_json: bool = JSON_OPT,
@@ -97,7 +95,7 @@ def genui_stats(
     _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
     from agentbisect.genui.stats import genui_stats as compute
 
-    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    name = pick_json_format(fmt, as_json)
     # A SQLite database named by --db is an input too: -o must never write over it.
     sqlite = db[len("sqlite:///") :] if db is not None and db.startswith("sqlite:///") else None
     check_output(output, force, [p for p in (file, sqlite) if p is not None])

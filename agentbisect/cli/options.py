@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from agentbisect.errors import UsageError
+from agentbisect.render.formats import ReportFormat
 
 FILE_ARG = typer.Argument(
     ..., metavar="FILE", help="Recording file (JSON or gzip JSON), or - for stdin."
@@ -45,6 +46,12 @@ def format_option(enum: type[Enum], default_help: str) -> Any:
     )
 
 
+# ``aggregate`` and ``genui-stats`` offer the same three formats with the same help.
+REPORT_FORMAT_OPT = format_option(
+    ReportFormat, "table (default), json, or html (a self-contained page; with -o)."
+)
+
+
 def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str) -> str:
     """The format name from ``--format`` or one shorthand flag (``--json``), never both."""
     if fmt is not None and shorthand is not None and fmt.value != shorthand:
@@ -52,3 +59,8 @@ def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str
     if fmt is not None:
         return str(fmt.value)
     return shorthand if shorthand is not None else default
+
+
+def pick_json_format(fmt: Enum | None, as_json: bool) -> str:
+    """``pick_format`` for the commands whose only shorthand is ``--json`` and default ``table``."""
+    return pick_format(fmt, "json" if as_json else None, "--json", "table")

@@ -14,7 +14,7 @@ from agentbisect.cli.options import (
     VERBOSE_OPT,
     format_option,
     import_options,
-    pick_format,
+    pick_json_format,
 )
 from agentbisect.render.formats import SummaryFormat
 
@@ -116,7 +116,7 @@ def record_command(
     from agentbisect.convert import record_file
     from agentbisect.render import get_renderer
 
-    name = pick_format(fmt, "json" if as_json else None, "--json", "table")
+    name = pick_json_format(fmt, as_json)
     summary = record_file(
         input_path,
         output,

@@ -341,6 +341,18 @@ def fit_text(a: Attribution) -> str:
     return f"{r2}{rank} · {a.changedMasks}/{a.masks} masks changed the outcome"
 
 
+def cost_line(a: Attribution) -> str | None:
+    """What the reruns reported they cost (loops, tokens), or None when none reported any."""
+    if a.cost is UNSET:
+        return None
+    parts = []
+    if a.cost.loops is not UNSET:
+        parts.append(f"{js_number(a.cost.loops)} loops")
+    if a.cost.tokens is not UNSET:
+        parts.append(f"{js_number(a.cost.tokens)} tokens")
+    return f"cost: {a.cost.runs} reruns reported cost: {', '.join(parts)} in total"
+
+
 def search_lines(a: Attribution) -> list[str]:
     """The culprit-set search over the top-weighted sources, when it ran."""
     c = a.culprits
@@ -384,11 +396,7 @@ def attribution_lines(a: Attribution) -> list[str]:
     if rest:
         lines.append(f"    ({rest} more source(s) at weight 0)")
     lines.extend(search_lines(a))
-    if a.cost is not UNSET:
-        parts = []
-        if a.cost.loops is not UNSET:
-            parts.append(f"{js_number(a.cost.loops)} loops")
-        if a.cost.tokens is not UNSET:
-            parts.append(f"{js_number(a.cost.tokens)} tokens")
-        lines.append(f"cost: {a.cost.runs} reruns reported cost: {', '.join(parts)} in total")
+    cost = cost_line(a)
+    if cost is not None:
+        lines.append(cost)
     return lines

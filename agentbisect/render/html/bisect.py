@@ -19,10 +19,9 @@ from agentbisect.bisect.report import (
     SuspectEvidence,
 )
 from agentbisect.bisect.result import BisectResult, SuspectView
-from agentbisect.js import js_number
 from agentbisect.render.html.page import esc, table, th
 from agentbisect.render.html.paths import path_svg
-from agentbisect.render.text import fit_text, search_lines, signed
+from agentbisect.render.text import cost_line, fit_text, search_lines, signed
 
 
 def _f3(x: float) -> str:
@@ -416,14 +415,8 @@ def attribution_section(r: ContextBugReport) -> str:
         f"<li>{esc(line.strip().removeprefix('- '))}</li>" for line in search_lines(a)[1:]
     )
     search_head = search_lines(a)[:1]
-    cost = ""
-    if a.cost is not UNSET:
-        parts = []
-        if a.cost.loops is not UNSET:
-            parts.append(f"{js_number(a.cost.loops)} loops")
-        if a.cost.tokens is not UNSET:
-            parts.append(f"{js_number(a.cost.tokens)} tokens")
-        cost = f"<p>cost: {a.cost.runs} reruns reported cost: {esc(', '.join(parts))} in total</p>"
+    line = cost_line(a)
+    cost = "" if line is None else f"<p>{esc(line)}</p>"
     return (
         '<section id="attribution"><h2>Attribution (surrogate model)</h2>'
         f'<p class="sub">{a.masks} random ablation masks (keep probability {a.keepProb:g}, seed '

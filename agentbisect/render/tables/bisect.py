@@ -14,11 +14,11 @@ from rich.tree import Tree
 
 from agentbisect.bisect.report import AblationRunStats, Attribution
 from agentbisect.bisect.result import BisectResult
-from agentbisect.js import js_number, to_fixed
+from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
-from agentbisect.render.text import fit_text, hop_text, search_lines, signed
+from agentbisect.render.text import cost_line, fit_text, hop_text, search_lines, signed
 
 # Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
 MAX_HOPS = 5
@@ -259,11 +259,7 @@ def print_attribution(a: Attribution) -> None:
     for line in search_lines(a):
         fit.append("\n")
         fit.append_text(safe(line))
-    if a.cost is not UNSET:
-        parts = []
-        if a.cost.loops is not UNSET:
-            parts.append(f"{js_number(a.cost.loops)} loops")
-        if a.cost.tokens is not UNSET:
-            parts.append(f"{js_number(a.cost.tokens)} tokens")
-        fit.append(f"\ncost: {a.cost.runs} reruns reported cost: {', '.join(parts)} in total")
+    cost = cost_line(a)
+    if cost is not None:
+        fit.append("\n" + cost)
     con.print(fit)
