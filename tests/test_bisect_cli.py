@@ -243,6 +243,12 @@ def test_causal_text_and_terminal() -> None:
     res = invoke(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL["causal"])
     assert "CAUSAL — verdicts are the only causal claims" in res.stdout
     assert "baseline (no ablation)" in res.stdout
+    # upstream's order puts the never-tested seed#0 first: the headline must not read as if the
+    # reruns had blamed it, and it names what they did confirm
+    up = invoke_up(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL["causal"])
+    head = " ".join(" ".join(up.stdout.splitlines()[:3]).split())  # the headline wraps at 80
+    assert "top suspect arg 'seed#0' at seed#0, score 0.923≤ (not rerun-tested)" in head
+    assert "confirmed: injection 'vip-override-fact'" in head
 
 
 def _afp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

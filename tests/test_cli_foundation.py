@@ -196,7 +196,9 @@ def test_debug_shows_traceback(tmp_path: Path) -> None:
     f = tmp_path / "bad.json"
     f.write_text("{")
     res = afp("--debug", "events", str(f))
-    assert res.returncode != 0 and "Traceback" in res.stderr
+    # the traceback is extra: an input error still exits 2, never 1 (a tripped gate's code)
+    assert res.returncode == 2 and "Traceback" in res.stderr
+    assert res.stderr.rstrip().splitlines()[-1].startswith("afp: ")
 
 
 def test_usage_error_exit_2() -> None:

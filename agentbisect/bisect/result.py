@@ -51,22 +51,40 @@ class BisectResult:
         parts = [r.mode.upper(), f"trigger {r.step}"]
         if r.suspects:
             top, view = r.suspects[0], self.views[0]
-            # Evidence-first reports rank by the evidence score, so that is the number to quote.
-            if r.ranking == "evidence-first" and top.evidence is not UNSET:
-                score = f"evidence {js_number(round(top.evidence.score, 3))}"
-            else:
-                score = f"score {js_number(round(top.score, 3))}"
-            what = f"top suspect {view.label} at {top.source}, {score}"
+            what = f"top suspect {view.label} at {top.source}, {self._score_text(0)}"
             if top.verdict is not UNSET:
                 what += f", {top.verdict.verdict}"
             elif r.mode != "causal":
                 what += " (a proxy)"
+            else:
+                what += " (not rerun-tested)"
             parts.append(what)
+            if r.mode == "causal":
+                # In a causal report the verdicts are the claim: name what the reruns confirmed,
+                # even where the ranking put a never-tested suspect first.
+                confirmed = [
+                    self.views[i].label
+                    for i, s in enumerate(r.suspects)
+                    if s.verdict is not UNSET and s.verdict.verdict == "confirmed"
+                ]
+                parts.append(
+                    "confirmed: " + ", ".join(confirmed) if confirmed else "none confirmed"
+                )
         else:
             parts.append("no suspects")
         n = len(r.honestyFlags)
         parts.append(f"{n} honesty flag{'s' if n != 1 else ''}" if n else "no honesty flags")
         return " · ".join(parts)
+
+    def _score_text(self, i: int) -> str:
+        """The score the ranking used for suspect ``i``; ``≤`` marks a path-only upper bound."""
+        r = self.report
+        s = r.suspects[i]
+        # Evidence-first reports rank by the evidence score, so that is the number to quote.
+        if r.ranking == "evidence-first" and s.evidence is not UNSET:
+            return f"evidence {js_number(round(s.evidence.score, 3))}"
+        bound = "≤" if s.semanticScore is UNSET else ""
+        return f"score {js_number(round(s.score, 3))}{bound}"
 
 
 def suspect_identity(s: Suspect) -> str:

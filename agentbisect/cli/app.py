@@ -144,6 +144,13 @@ def _say(message: str) -> None:
     sys.stderr.flush()
 
 
+def _traceback_if_debug() -> None:
+    if state.debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
 def guarded(fn: F) -> F:
     """Wrap a command so that our errors print one line and exit with their code.
 
@@ -158,8 +165,9 @@ def guarded(fn: F) -> F:
             flush_stdout()
             return result
         except AgentbisectError as exc:
-            if state.debug:
-                raise
+            # --debug adds the traceback; the exit code stays the error's (2 for bad input),
+            # so a script does not mistake a debugged input error for a tripped gate (1).
+            _traceback_if_debug()
             _say(exc.message)
             raise typer.Exit(exc.exit_code) from None
         except BrokenPipeError:
@@ -172,8 +180,7 @@ def guarded(fn: F) -> F:
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:  # a bug: still no traceback unless asked for
-            if state.debug:
-                raise
+            _traceback_if_debug()
             if isinstance(exc, RecursionError):
                 # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
                 name = kwargs.get("file") or kwargs.get("input_path") or "the input"

@@ -248,11 +248,10 @@ def said_text(text: str, width: int = SAID_WIDTH) -> str:
 
 
 def _signals_text(ev: SuspectEvidence) -> str:
+    # Every field of the signals Struct, so the printed signals always average to the printed
+    # evidence score (a fixed list went stale when claimShape was added).
     g = ev.signals
-    return (
-        f"semantic {f3(g.semantic)} · terms {f3(g.terms)} · phrases {f3(g.phrases)} · "
-        f"claims {f3(g.claims)}"
-    )
+    return " · ".join(f"{name} {f3(getattr(g, name))}" for name in g.__struct_fields__)
 
 
 def _upstream_score_text(s: Suspect) -> str:
