@@ -7,12 +7,20 @@ the usual exit code (130, 143, 129), not a traceback.
 
 from __future__ import annotations
 
+import gc
 import sys
+
+# The cyclic collector's default (a young-generation pass every 700 allocations, full passes that
+# walk every live object) cost a third of the CPU of `afp aggregate` on a 150 MB trace: decoding
+# a recording allocates millions of containers that all stay alive until the command ends. One
+# pass per 200,000 allocations (as mypy does) still collects cycles, ~0.2% as often.
+GC_THRESHOLD = (200_000, 30, 30)
 
 
 def main() -> None:
     from agentbisect.signals import Terminated, install
 
+    gc.set_threshold(*GC_THRESHOLD)
     try:
         install()
         from agentbisect.cli import main as cli_main

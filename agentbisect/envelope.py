@@ -35,14 +35,14 @@ def typed_run_ids(events: list[Any]) -> list[str]:
 
 def stream_complete(domain_events: Sequence[Mapping[str, Any]]) -> bool:
     """True when the last ``run.entry`` is followed by a ``run.exit``."""
-    state = False
-    for e in domain_events:
+    # Only the last entry or exit decides: read from the end (long runs have 100,000s of events).
+    for e in reversed(domain_events):
         t = e.get("type")
+        if t == "run.exit":
+            return True
         if t == "run.entry":
-            state = False
-        elif t == "run.exit":
-            state = True
-    return state
+            return False
+    return False
 
 
 def iso_ms(ms: int | float) -> str:

@@ -7,6 +7,7 @@ array, unknown event types) do not fail the load: they become warnings on the re
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from collections.abc import Callable
@@ -218,8 +219,17 @@ def load_bytes(
     from agentbisect.importers import import_bytes
 
     # Sniffing, converting and decoding all on the deep-stack thread: every importer reads
-    # user-supplied JSON, which may nest as deep as MAX_DEPTH.
-    return run_deep(import_bytes, name, data, compressed, options)
+    # user-supplied JSON, which may nest as deep as MAX_DEPTH. The cycle collector waits until
+    # the load is done: an importer builds a whole recording (millions of containers for a long
+    # trace) that is freed by reference counting once encoded, and collections in between walked
+    # it again and again; afterwards one pass sees only what the load kept.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return run_deep(import_bytes, name, data, compressed, options)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def raw_kind(raw: Raw | bytes) -> bytes:

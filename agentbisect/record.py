@@ -105,9 +105,12 @@ class RunRecording:
         self.structure = structure
         self.detail: Mode = detail
         self.keep_embeddings = keep_embeddings
-        self.commit_log: list[Any] = []
+        log: list[Any] = []
+        self.commit_log = log
+        # The count reads the list, not ``self``: a closure over ``self`` made the recording a
+        # reference cycle, so a long run's whole recording waited for the cycle collector.
         source: Callable[[], object] | None = (
-            (lambda: len(self.commit_log)) if commit_count == "log" else commit_count
+            (lambda: len(log)) if commit_count == "log" else commit_count
         )
         self.recorder = BoundaryRecorder(
             recorder_id,

@@ -206,3 +206,23 @@ def test_usage_error_exit_2() -> None:
     assert res.exit_code == 2
     res = runner.invoke(app, ["aggregate", recording("react-tools"), "--drill", "nope#1"])
     assert res.exit_code == 2 and "no such group" in res.stderr
+
+
+def test_the_afp_process_runs_the_cycle_collector_less_often() -> None:
+    # A real process (the threshold is process-wide): afp's entry point sets it, a library
+    # import does not.
+    probe = (
+        "import gc,sys\n"
+        "import agentbisect.load\n"
+        "lib = gc.get_threshold()\n"
+        "from agentbisect.__main__ import GC_THRESHOLD, main\n"
+        "sys.argv = ['afp', '--help']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(lib[0], gc.get_threshold()[0], GC_THRESHOLD[0], file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    lib, cli, goal = map(int, out.stderr.split()[-3:])
+    assert lib == 700 and cli == goal == 200_000

@@ -7,10 +7,12 @@ import contextlib
 import math
 from typing import Any
 
+import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from agentbisect.importers import otlp_json
 from agentbisect.importers.conventions import BadContent, indexed, message_from, messages_from
 from agentbisect.importers.otlp_json import BadValue, any_value
 from agentbisect.importers.spans import normalize_id
@@ -170,3 +172,92 @@ def test_any_trace_imports_into_a_run_every_command_reads(spans: list[dict[str, 
     assert run.run_row.toolCalls == ops.count("execute_tool")
     assert run.flags  # at least the synthesized axis
     assert len(set(result.llm_steps)) == len(result.llm_steps)
+
+
+def _one_span_line(values: list[Any]) -> bytes:
+    attrs = [{"key": f"k{i}", "value": v} for i, v in enumerate(values)]
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "s", "attributes": attrs}
+    return msgspec.json.encode({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+any_values = st.recursive(
+    json_values,
+    lambda inner: st.dictionaries(
+        st.sampled_from(
+            [
+                "stringValue",
+                "intValue",
+                "doubleValue",
+                "boolValue",
+                "bytesValue",
+                "arrayValue",
+                "kvlistValue",
+                "x",
+            ]
+        ),
+        inner
+        | st.fixed_dictionaries({"values": st.lists(inner, max_size=3)})
+        | st.fixed_dictionaries(
+            {
+                "values": st.lists(
+                    st.fixed_dictionaries({"key": st.text(max_size=3), "value": inner})
+                )
+            }
+        ),
+        max_size=2,
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.lists(any_values | plain.map(av), max_size=4))
+def test_typed_fast_path_reads_what_the_generic_path_reads(values: list[Any]) -> None:
+    # Every line goes through the typed fast path when it can; the result (values and flagged
+    # problems) must be what the generic AnyValue walk gives for the same bytes.
+    line = _one_span_line(values)
+    fast = otlp_json.read("f", line + b"\n" + line)
+    slow = otlp_json.SpanBatch()
+    for _ in range(2):
+        otlp_json._add_export(otlp_json._DECODER.decode(line), slow, "f")
+    # compared as JSON: 3 == 3.0 in Python, but an int attribute is not a float one
+    enc = msgspec.json.encode
+    assert enc([s.attributes for s in fast.spans]) == enc([s.attributes for s in slow.spans])
+    assert fast.problems == slow.problems
+
+
+part_fields = st.sampled_from(
+    ["type", "content", "text", "id", "name", "arguments", "function", "response", "result"]
+)
+parts_form = st.lists(
+    st.dictionaries(
+        st.sampled_from(["role", "name", "parts", "message", "content", "finish_reason"]),
+        json_values
+        | st.lists(
+            st.dictionaries(
+                part_fields,
+                st.sampled_from(["tool_call", "tool_call_response", "text"]) | json_values,
+            )
+            | json_values,
+            max_size=3,
+        ),
+    ),
+    max_size=3,
+)
+
+
+@given(parts_form)
+@example([{"parts": [{"type": "tool_call_response", "response": None, "result": "r"}]}])
+@example([{"parts": [{"type": "text", "content": None, "text": "t"}, {"type": 1, "text": 2}]}])
+@example([{"role": "__REDACTED__", "parts": [{"type": "tool_call", "function": {"name": "f"}}]}])
+@example([{"message": {"role": "assistant", "content": "x"}, "parts": []}])
+def test_typed_message_reading_reads_what_the_generic_reader_reads(messages: Any) -> None:
+    text = msgspec.json.encode(messages).decode()
+    try:
+        got = messages_from(text)
+    except BadContent:
+        got = None
+    try:
+        want = [message_from(m) for m in msgspec.json.decode(text)]
+    except BadContent:
+        want = None
+    assert got == want

@@ -199,3 +199,24 @@ def test_partial_freeze_on_exception() -> None:
         raise RuntimeError("boom")
     assert rec.frozen is not None and rec.recorder.open_keys == ["__root__#0"]
     assert rec.complete() is False
+
+
+def test_a_recording_is_freed_by_reference_counting_alone() -> None:
+    # Importers build a whole long run in a RunRecording; a reference cycle would keep it (every
+    # event and commit) alive until the cycle collector runs, which afp runs rarely.
+    import gc
+    import weakref
+
+    from agentbisect.record import RunRecording
+
+    rec = RunRecording()
+    one_run(rec)
+    gone = weakref.ref(rec)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        del rec
+        assert gone() is None
+    finally:
+        if was:
+            gc.enable()

@@ -31,9 +31,8 @@ _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 
 def sniff(data: bytes) -> bool:
     """A capture's first line is a JSON object with a capture key (never a recording key)."""
-    for line in data.splitlines():
-        if not line.strip():
-            continue
+    line = _first_line(data)
+    if line is not None:
         try:
             first = _RAW_DICT.decode(line)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -42,6 +41,21 @@ def sniff(data: bytes) -> bool:
             return False
         return any(k in first for k in ("afp", "flow", "typed", "commit"))
     return False
+
+
+def _first_line(data: bytes) -> bytes | None:
+    """The first non-blank line as ``data.splitlines()`` cuts it, without that list (every
+    input is sniffed here first: the list copied whole recordings and traces)."""
+    start, size = 0, len(data)
+    while start < size:
+        nl = data.find(b"\n", start)
+        cr = data.find(b"\r", start, nl if nl >= 0 else size)
+        end = cr if cr >= 0 else (nl if nl >= 0 else size)
+        line = data[start:end]
+        if line.strip():
+            return line
+        start = end + (2 if data[end : end + 2] == b"\r\n" else 1)
+    return None
 
 
 def _bad(name: str, line_no: int, what: str) -> Exception:
