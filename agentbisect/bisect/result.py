@@ -51,7 +51,7 @@ class BisectResult:
         parts = [r.mode.upper(), f"trigger {r.step}"]
         if r.suspects:
             top, view = r.suspects[0], self.views[0]
-            what = f"top suspect {view.label} at {top.source}, {self._score_text(0)}"
+            what = f"top suspect {view.label} at {top.source}, {self.score_text(0)}"
             if top.verdict is not UNSET:
                 what += f", {top.verdict.verdict}"
             elif r.mode != "causal":
@@ -62,11 +62,7 @@ class BisectResult:
             if r.mode == "causal":
                 # In a causal report the verdicts are the claim: name what the reruns confirmed,
                 # even where the ranking put a never-tested suspect first.
-                confirmed = [
-                    self.views[i].label
-                    for i, s in enumerate(r.suspects)
-                    if s.verdict is not UNSET and s.verdict.verdict == "confirmed"
-                ]
+                confirmed = [self.views[i].label for i in self.confirmed]
                 parts.append(
                     "confirmed: " + ", ".join(confirmed) if confirmed else "none confirmed"
                 )
@@ -76,7 +72,16 @@ class BisectResult:
         parts.append(f"{n} honesty flag{'s' if n != 1 else ''}" if n else "no honesty flags")
         return " · ".join(parts)
 
-    def _score_text(self, i: int) -> str:
+    @property
+    def confirmed(self) -> list[int]:
+        """Indexes of the suspects whose ablation flipped the answer (the causal claims)."""
+        return [
+            i
+            for i, s in enumerate(self.report.suspects)
+            if s.verdict is not UNSET and s.verdict.verdict == "confirmed"
+        ]
+
+    def score_text(self, i: int) -> str:
         """The score the ranking used for suspect ``i``; ``≤`` marks a path-only upper bound."""
         r = self.report
         s = r.suspects[i]

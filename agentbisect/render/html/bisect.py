@@ -48,12 +48,22 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
     if r.suspects:
         s = r.suspects[0]
         who = res.views[0].identity
-        # An evidence-first report is ordered by the evidence score: that is the number to quote.
-        if r.ranking == "evidence-first" and s.evidence is not UNSET:
-            score = f"evidence {_f3(s.evidence.score)}"
-        else:
-            score = f"score {_f3(s.score)}"
-        top = f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> ({score})"
+        # The same reading as the terminal headline (BisectResult): the ranking's own score, ≤ on
+        # a path-only upper bound, and in a causal report what the reruns confirmed.
+        status = s.verdict.verdict if s.verdict is not UNSET else None
+        if status is None:
+            status = "not rerun-tested" if causal else "a proxy"
+        top = (
+            f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> ({esc(res.score_text(0))}, "
+            f"{esc(status)})"
+        )
+        if causal:
+            confirmed = [res.views[i].identity for i in res.confirmed]
+            top += (
+                " · confirmed: " + ", ".join(f"<b>{esc(c)}</b>" for c in confirmed)
+                if confirmed
+                else " · none confirmed"
+            )
     name = f" ({esc(r.stepName)})" if isinstance(r.stepName, str) else ""
     return (
         f'<p class="verdict-line" id="verdict">{mode} · trigger <b class="mono">{esc(r.step)}'
