@@ -228,7 +228,14 @@ def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> Non
     rec = tmp_path / "markup.json"
     rec.write_text(MINI_A.read_text().replace('"tool#4"', '"[/oops]tool#4\\u001b]0;pwned\\u0007"'))
     answer = tmp_path / "answer.py"
-    answer.write_text("import json, sys\njson.load(sys.stdin)\nprint('Refund APPROVED')\n")
+    # The probe under test lingers, so the bar (refreshed a few times a second) is certain to
+    # draw its name: without it a fast machine could finish that probe between two refreshes.
+    answer.write_text(
+        "import json, sys, time\n"
+        "if 'tool#4' in json.load(sys.stdin).get('probe', ''):\n"
+        "    time.sleep(0.5)\n"
+        "print('Refund APPROVED')\n"
+    )
     code, shown = _stderr_on_a_terminal(
         [
             "bisect",
