@@ -14,7 +14,7 @@ import base64
 import binascii
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -30,10 +30,14 @@ from agentbisect.importers.spans import (
     normalize_id,
 )
 
+# The span envelope is generic over the attribute value: ``Any`` for the generic reader (values
+# walked by ``any_value``), ``_AnyValue`` for the typed fast path below.
+V = TypeVar("V")
 
-class _KeyValue(Struct):
+
+class _KeyValue(Struct, Generic[V]):
     key: str = ""
-    value: Any = None
+    value: V | None = None
 
 
 class _Scope(Struct):
@@ -41,7 +45,7 @@ class _Scope(Struct):
 
 
 class _Resource(Struct):
-    attributes: list[_KeyValue] = []
+    attributes: list[_KeyValue[Any]] = []
 
 
 class _Status(Struct):
@@ -49,13 +53,13 @@ class _Status(Struct):
     message: str = ""
 
 
-class _Event(Struct):
+class _Event(Struct, Generic[V]):
     timeUnixNano: int | str = 0
     name: str = ""
-    attributes: list[_KeyValue] = []
+    attributes: list[_KeyValue[V]] = []
 
 
-class _Span(Struct):
+class _Span(Struct, Generic[V]):
     traceId: str = ""
     spanId: str = ""
     parentSpanId: str = ""
@@ -63,19 +67,19 @@ class _Span(Struct):
     kind: int | str = 0
     startTimeUnixNano: int | str = 0
     endTimeUnixNano: int | str = 0
-    attributes: list[_KeyValue] = []
-    events: list[_Event] = []
+    attributes: list[_KeyValue[V]] = []
+    events: list[_Event[V]] = []
     status: _Status | None = None
 
 
-class _ScopeSpans(Struct):
+class _ScopeSpans(Struct, Generic[V]):
     scope: _Scope | None = None
-    spans: list[_Span] = []
+    spans: list[_Span[V]] = []
 
 
-class _ResourceSpans(Struct):
+class _ResourceSpans(Struct, Generic[V]):
     resource: _Resource | None = None
-    scopeSpans: list[_ScopeSpans] = []
+    scopeSpans: list[_ScopeSpans[V]] = []
 
 
 class _Log(Struct):
@@ -85,7 +89,7 @@ class _Log(Struct):
     spanId: str = ""
     eventName: str = ""
     body: Any = None
-    attributes: list[_KeyValue] = []
+    attributes: list[_KeyValue[Any]] = []
 
 
 class _ScopeLogs(Struct):
@@ -99,7 +103,7 @@ class _ResourceLogs(Struct):
 
 
 class _Export(Struct):
-    resourceSpans: list[_ResourceSpans] = []
+    resourceSpans: list[_ResourceSpans[Any]] = []
     resourceLogs: list[_ResourceLogs] = []
 
 
@@ -134,42 +138,8 @@ class _AnyValue(Struct, forbid_unknown_fields=True):
     bytesValue: str | UnsetType = UNSET
 
 
-class _FastKeyValue(Struct):
-    key: str = ""
-    value: _AnyValue | None = None
-
-
-class _FastEvent(Struct):
-    timeUnixNano: int | str = 0
-    name: str = ""
-    attributes: list[_FastKeyValue] = []
-
-
-class _FastSpan(Struct):
-    traceId: str = ""
-    spanId: str = ""
-    parentSpanId: str = ""
-    name: str = ""
-    kind: int | str = 0
-    startTimeUnixNano: int | str = 0
-    endTimeUnixNano: int | str = 0
-    attributes: list[_FastKeyValue] = []
-    events: list[_FastEvent] = []
-    status: _Status | None = None
-
-
-class _FastScopeSpans(Struct):
-    scope: _Scope | None = None
-    spans: list[_FastSpan] = []
-
-
-class _FastResourceSpans(Struct):
-    resource: _Resource | None = None
-    scopeSpans: list[_FastScopeSpans] = []
-
-
 class _FastExport(Struct):
-    resourceSpans: list[_FastResourceSpans] = []
+    resourceSpans: list[_ResourceSpans[_AnyValue]] = []
     resourceLogs: list[_ResourceLogs] = []  # rare in span files: the generic path's types
 
 
@@ -215,7 +185,7 @@ def _typed_value(v: _AnyValue | None) -> Any:
 _KINDS = tuple(_AnyValue.__struct_fields__)
 
 
-def _typed_attrs(kvs: list[_FastKeyValue]) -> dict[str, Any]:
+def _typed_attrs(kvs: list[_KeyValue[_AnyValue]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kv in kvs:
         v = kv.value
@@ -317,7 +287,7 @@ def any_value(value: Any) -> Any:
     raise BadValue(f"unknown AnyValue kind {kind!r}")
 
 
-def _attrs(kvs: list[_KeyValue], batch: SpanBatch, where: str) -> dict[str, Any]:
+def _attrs(kvs: list[_KeyValue[Any]], batch: SpanBatch, where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for kv in kvs:
         try:
