@@ -119,6 +119,37 @@ def test_rerun_stderr_keeps_its_tail(tmp_path: Path) -> None:
     assert "first line" not in res.stderr
 
 
+def test_rerun_stderr_is_trimmed_while_it_is_read() -> None:
+    """Only the tail of a chatty rerun's stderr is ever held: 32 MiB of noise must not be
+    buffered whole (the CLI test above cannot see memory; this measures it)."""
+    import tracemalloc
+
+    from agentbisect.bisect.rerun_io import STDERR_TAIL_BYTES, exchange
+
+    code = (
+        "import sys\n"
+        "chunk = b'noise ' * 10922 + b'\\n'\n"
+        "for _ in range(512): sys.stderr.buffer.write(chunk)\n"
+        "sys.stderr.buffer.write(b'the real reason\\n')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    tracemalloc.start()
+    try:
+        got = exchange(proc, b"", timeout=60, cap=1 << 20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        proc.wait()
+    assert got.stderr_tail.endswith(b"the real reason\n")
+    assert len(got.stderr_tail) <= STDERR_TAIL_BYTES
+    assert peak < 8 * STDERR_TAIL_BYTES + (1 << 20)  # a few tails and read buffers, not 32 MiB
+
+
 def test_rerun_with_an_unbalanced_quote_is_a_usage_error() -> None:
     res = invoke("--rerun", "echo 'unbalanced")
     assert res.exit_code == 2
