@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT))
 from agentbisect.bisect.causal import RerunOptions, run_ablation_tier, sequential  # noqa: E402
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder  # noqa: E402
 from agentbisect.bisect.lasso import lasso_cv  # noqa: E402
-from agentbisect.bisect.report import AblationSpec, Suspect, SuspectDetail  # noqa: E402
 from agentbisect.bisect.surrogate import (  # noqa: E402
     DEFAULT_MASKS,
     SurrogateOptions,
@@ -44,6 +43,7 @@ from agentbisect.bisect.surrogate import (  # noqa: E402
     run_surrogate,
 )
 from tests.fake_rerun import WRONG, Truth  # noqa: E402
+from tests.surrogate_cases import approved_changed, context_suspects, source_id  # noqa: E402
 
 SAMPLES = 3
 GRID = [10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 192, 256]
@@ -56,30 +56,10 @@ CASES: dict[str, tuple[str, int, float]] = {
 }
 
 
-def changed(a: str, b: str) -> bool:
-    return ("APPROVED" in a) != ("APPROVED" in b)
-
-
-def suspects(n: int) -> list[Suspect]:
-    return [
-        Suspect(
-            source=f"ctx#{i}",
-            kind="injection",
-            detail=SuspectDetail(injectionId=f"s{i:03d}"),
-            score=1 - i / 1000,
-            structuralScore=1,
-            hasContentEvidence=False,
-            edgePath=[],
-            ablation=AblationSpec(kind="injection", excludeInjectionIds=[f"s{i:03d}"]),
-        )
-        for i in range(n)
-    ]
-
-
 def truth_for(case: str, n: int, trial: int) -> Truth:
     rule, k, noise = CASES[case]
     rng = np.random.default_rng(1000 * n + trial)
-    ids = tuple(f"s{i:03d}" for i in rng.choice(n, size=k, replace=False))
+    ids = tuple(source_id(int(i)) for i in rng.choice(n, size=k, replace=False))
     return Truth(rule, ids, noise, noise_seed=trial)
 
 
@@ -88,7 +68,7 @@ def rerun_for(truth: Truth, max_suspects: int = 5) -> RerunOptions:
         runner=sequential(truth.answer),
         original_output=WRONG,
         samples=SAMPLES,
-        outcome_changed=changed,
+        outcome_changed=approved_changed,
         max_suspects=max_suspects,
     )
 
@@ -99,7 +79,7 @@ def loo_reruns(case: str, n: int, trials: int) -> tuple[float | None, int]:
     needed: list[int] = []
     for t in range(trials):
         truth = truth_for(case, n, t)
-        sus = suspects(n)
+        sus = context_suspects(n)
         run_ablation_tier(sus, rerun_for(truth, max_suspects=n), EmbeddingCache(MockEmbedder()))
         for pos, s in enumerate(sus, 1):
             if s.verdict is not UNSET and s.verdict.verdict == "confirmed":
@@ -113,7 +93,7 @@ def surrogate_trial(case: str, n: int, trial: int, masks: int) -> tuple[bool, bo
     """(top-k weights are exactly the culprits, surrogate-unreliable raised)."""
     truth = truth_for(case, n, trial)
     out = run_surrogate(
-        suspects(n),
+        context_suspects(n),
         rerun_for(truth),
         EmbeddingCache(MockEmbedder()),
         SurrogateOptions(masks=masks, seed=trial, culprits=False),

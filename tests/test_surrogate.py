@@ -29,29 +29,10 @@ from agentbisect.bisect.surrogate import (
 from agentbisect.errors import ExternalCommandFailed
 from tests.conftest import ROOT
 from tests.fake_rerun import WRONG, Truth, removed_ids
+from tests.surrogate_cases import approved_changed, context_suspects
 
 FAKE = str(ROOT / "tests" / "fake_rerun.py")
 SAMPLES = 3
-
-
-def approved(a: str, b: str) -> bool:
-    return ("APPROVED" in a) != ("APPROVED" in b)
-
-
-def suspects(n: int) -> list[Suspect]:
-    return [
-        Suspect(
-            source=f"ctx#{i}",
-            kind="injection",
-            detail=SuspectDetail(injectionId=f"s{i:02d}"),
-            score=1 - i / 1000,
-            structuralScore=1,
-            hasContentEvidence=False,
-            edgePath=[],
-            ablation=AblationSpec(kind="injection", excludeInjectionIds=[f"s{i:02d}"]),
-        )
-        for i in range(n)
-    ]
 
 
 class Recorder:
@@ -74,10 +55,10 @@ def attribute(
         runner=sequential(rec),
         original_output=WRONG,
         samples=SAMPLES,
-        outcome_changed=approved,
+        outcome_changed=approved_changed,
     )
     out = run_surrogate(
-        suspects(n), rerun, EmbeddingCache(MockEmbedder()), SurrogateOptions(**opts)
+        context_suspects(n), rerun, EmbeddingCache(MockEmbedder()), SurrogateOptions(**opts)
     )
     return out, rec, rerun
 
@@ -126,12 +107,12 @@ def test_or_culprits_top_the_surrogate_where_leave_one_out_sees_nothing() -> Non
     assert w["s03"] > 0.25 and w["s21"] > 0.25
 
     # leave-one-out on the same fake: both culprits come back not confirmed
-    sus = suspects(30)
+    sus = context_suspects(30)
     rerun = RerunOptions(
         runner=sequential(Truth.parse("or:s03,s21").answer),
         original_output=WRONG,
         samples=SAMPLES,
-        outcome_changed=approved,
+        outcome_changed=approved_changed,
         max_suspects=30,
     )
     run_ablation_tier(sus, rerun, EmbeddingCache(MockEmbedder()))
@@ -206,7 +187,10 @@ def test_similarity_score_ranks_the_culprit_first() -> None:
     rec = Recorder(Truth.parse("one:s04"))
     rerun = RerunOptions(runner=sequential(rec), original_output=WRONG, samples=SAMPLES)
     out = run_surrogate(
-        suspects(10), rerun, EmbeddingCache(MockEmbedder()), SurrogateOptions(score="similarity")
+        context_suspects(10),
+        rerun,
+        EmbeddingCache(MockEmbedder()),
+        SurrogateOptions(score="similarity"),
     )
     a = out.attribution
     assert a.score == "similarity"
@@ -241,7 +225,7 @@ def test_draw_masks_keeps_with_the_given_probability() -> None:
 
 
 def test_candidates_merge_shared_specs_and_skip_arg_and_stage() -> None:
-    sus = suspects(3)
+    sus = context_suspects(3)
     twin = Suspect(
         source="ctx#9",
         kind="injection",
@@ -277,7 +261,9 @@ def test_candidates_merge_shared_specs_and_skip_arg_and_stage() -> None:
 
 def test_no_ablatable_suspect_runs_no_mask() -> None:
     rec = Recorder(Truth.parse("one:s00"))
-    rerun = RerunOptions(runner=sequential(rec), original_output=WRONG, outcome_changed=approved)
+    rerun = RerunOptions(
+        runner=sequential(rec), original_output=WRONG, outcome_changed=approved_changed
+    )
     stage = Suspect(
         source="r#1",
         kind="stage",
@@ -310,21 +296,23 @@ def test_bad_options_are_refused(opts: dict[str, Any], msg: str) -> None:
 def test_real_command_in_parallel_gives_the_in_process_answer() -> None:
     argv = [sys.executable, FAKE, "--truth", "or:s02,s05", "--noise", "0.05", "--noise-seed", "1"]
     runner = CommandRunner(argv, "llm#6", timeout=60, jobs=2)
-    rerun = RerunOptions(runner=runner, original_output=WRONG, samples=2, outcome_changed=approved)
+    rerun = RerunOptions(
+        runner=runner, original_output=WRONG, samples=2, outcome_changed=approved_changed
+    )
     opts = SurrogateOptions(masks=12, seed=2)
     emb = EmbeddingCache(MockEmbedder())
     try:
         real = run_surrogate(
-            suspects(6), rerun, emb, opts, batch=parallel_batch(runner.run_one, jobs=2)
+            context_suspects(6), rerun, emb, opts, batch=parallel_batch(runner.run_one, jobs=2)
         )
     finally:
         runner.kill_all()
     assert runner.calls == 2 + 12
     rec = Recorder(Truth.parse("or:s02,s05", 0.05, 1))
     rerun_in = RerunOptions(
-        runner=sequential(rec), original_output=WRONG, samples=2, outcome_changed=approved
+        runner=sequential(rec), original_output=WRONG, samples=2, outcome_changed=approved_changed
     )
-    fake = run_surrogate(suspects(6), rerun_in, emb, opts)
+    fake = run_surrogate(context_suspects(6), rerun_in, emb, opts)
     assert to_builtins(real.attribution) == to_builtins(fake.attribution)
     assert to_builtins(real.baseline) == to_builtins(fake.baseline)
 
