@@ -28,16 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 SIZE_GOAL = 5 * 1024 * 1024
 LOAD_GOAL_MS = 3000.0
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+
+from tests.html_browser import CHROMIUM_ARGS as ARGS  # noqa: E402  (the tests' launch flags)
 
 
 def render(recording: Path, out_dir: Path) -> dict[str, object]:
