@@ -238,7 +238,7 @@ T_CASES = [(t, n) for t in TRANSCRIPTS for n in json.loads(t.read_text())["files
 
 @pytest.mark.parametrize(("truth_path", "name"), T_CASES, ids=[n for _, n in T_CASES])
 def test_transcripts_counts_and_planted_source(truth_path: Path, name: str, tmp_path: Path) -> None:
-    from agentbisect.importers.transcript import import_transcript
+    from agentbisect.importers.transcript_import import import_transcript
 
     truth = _truth(truth_path)
     result = import_transcript(name, (OTEL / name).read_bytes())

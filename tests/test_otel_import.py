@@ -15,8 +15,8 @@ from agentbisect.errors import InputError, UsageError
 from agentbisect.importers.synthesize import IMPORT_KEY
 from agentbisect.importers.traces import import_trace
 from agentbisect.importers.traces import sniff as trace_sniff
-from agentbisect.importers.transcript import import_transcript
 from agentbisect.importers.transcript import sniff as transcript_sniff
+from agentbisect.importers.transcript_import import import_transcript
 from tests.conftest import afp_proc
 from tests.otel_build import (
     ANSWER,

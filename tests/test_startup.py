@@ -196,3 +196,32 @@ def test_bisect_options_copy_the_surrogate_defaults() -> None:
         surrogate.DEFAULT_KEEP_PROB,
     )
     assert api.BisectOptions().masks == surrogate.DEFAULT_MASKS
+
+
+def test_a_recording_imports_no_trace_conversion() -> None:
+    """Every importer sniffs every input: the trace and transcript importers must do that without
+    importing their conversion (span readers, conventions, synthesis: ~15 ms per run)."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['afp', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('agentbisect', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in sys.modules "
+        "if m.startswith('agentbisect.importers.'))))\n"
+    )
+    args = ["bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json"]
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *args, "--upstream"], capture_output=True, text=True
+    )
+    loaded = set(out.stderr.rsplit("LOADED", 1)[1].split())
+    trace_work = {
+        "agentbisect.importers.synthesize",
+        "agentbisect.importers.conventions",
+        "agentbisect.importers.traces",
+        "agentbisect.importers.otlp_json",
+        "agentbisect.importers.transcript_import",
+    }
+    assert "agentbisect.importers.otel" in loaded  # it did sniff
+    assert loaded.isdisjoint(trace_work), loaded & trace_work

@@ -7,10 +7,8 @@ means) and ``synthesize`` (the recording); this module only speaks the importer 
 
 from __future__ import annotations
 
+from agentbisect.importers import trace_sniff
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
-from agentbisect.importers.convert import conversion
-from agentbisect.importers.traces import import_trace
-from agentbisect.importers.traces import sniff as _sniff
 
 NAME = "otel"
 LABEL = "OpenTelemetry trace"
@@ -18,7 +16,8 @@ TAKES_OPTIONS = True  # --trace-id, --logs
 
 
 def sniff(data: bytes) -> bool:
-    return _sniff(data[:4096])
+    # the readers are imported only for a trace: every other input is sniffed here too
+    return trace_sniff.any_trace(data[:4096])
 
 
 def convert(
@@ -32,6 +31,8 @@ def convert(
 ) -> Conversion:
     """A trace as the canonical recording (``keep_embeddings`` has nothing to act on: imported
     values are text, never raw vectors)."""
+    from agentbisect.importers.convert import conversion
+    from agentbisect.importers.traces import import_trace
     from agentbisect.inputbytes import read_input
 
     options = options or ImportOptions()

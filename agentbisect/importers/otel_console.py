@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from agentbisect.errors import InputError
+from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
     SPAN_KINDS,
     Span,
@@ -27,14 +28,7 @@ def _looks_like_span(obj: object) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("context"), dict) and "name" in obj
 
 
-def sniff(head: bytes) -> bool:
-    """A span object (``context`` and ``name``), an array of them, or ``{"spans": [...]}``."""
-    start = head.lstrip()[:4096]
-    if start[:1] not in (b"{", b"["):
-        return False
-    return (b'"context"' in start and (b'"span_id"' in start or b'"spanId"' in start)) or (
-        start[:1] == b"{" and b'"spans"' in start[:200] and b'"context"' in start
-    )
+sniff = trace_sniff.console
 
 
 def _objects(name: str, text: str) -> list[Any]:

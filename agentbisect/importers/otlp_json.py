@@ -20,6 +20,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from agentbisect.errors import InputError
+from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
     SPAN_KINDS,
     LogRecord,
@@ -207,13 +208,7 @@ def _typed_attrs(kvs: list[_KeyValue[_AnyValue]]) -> dict[str, Any]:
 
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
-_MARKERS = (b'"resourceSpans"', b'"resourceLogs"')
-
-
-def sniff(head: bytes) -> bool:
-    """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
-    start = head.lstrip()[:4096]
-    return start[:1] == b"{" and any(m in start for m in _MARKERS)
+sniff = trace_sniff.otlp
 
 
 class BadValue(Exception):

@@ -13,14 +13,12 @@ from typing import Any
 
 from agentbisect.boundary.recorder import Mode
 from agentbisect.errors import InputError, UsageError
-from agentbisect.importers import otel_console, otlp_json
+from agentbisect.importers import otel_console, otlp_json, trace_sniff
 from agentbisect.importers.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
 from agentbisect.record import DEFAULT_MAX_EVENTS
 
-
-def sniff(head: bytes) -> bool:
-    return otlp_json.sniff(head) or otel_console.sniff(head)
+sniff = trace_sniff.any_trace
 
 
 def read_batch(name: str, data: bytes) -> SpanBatch:
