@@ -20,6 +20,7 @@ sys.path.insert(0, str(PLANTED))
 import traces  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
 from heldout2 import HELDOUT2  # noqa: E402
+from heldout3 import HELDOUT3  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
@@ -27,7 +28,13 @@ from agentbisect.bisect.report import Suspect  # noqa: E402
 from agentbisect.load import load  # noqa: E402
 from agentbisect.run import Run  # noqa: E402
 
-EVERY = SCENARIOS + HELDOUT + HELDOUT2
+EVERY = SCENARIOS + HELDOUT + HELDOUT2 + HELDOUT3
+SPLIT = {
+    **{sc.id: "main" for sc in SCENARIOS},
+    **{sc.id: "heldout" for sc in HELDOUT},
+    **{sc.id: "heldout2" for sc in HELDOUT2},
+    **{sc.id: "heldout3" for sc in HELDOUT3},
+}
 
 
 def _truth(sc_id: str) -> dict[str, Any]:
@@ -37,8 +44,7 @@ def _truth(sc_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("sc", EVERY[::7], ids=lambda sc: sc.id)
 def test_committed_traces_equal_generator_output(sc: traces.Scenario) -> None:
-    split = "main" if sc in SCENARIOS else ("heldout" if sc in HELDOUT else "heldout2")
-    for name, text in traces.build(sc, split).items():
+    for name, text in traces.build(sc, SPLIT[sc.id]).items():
         assert (traces.OUT / name).read_text("utf-8") == text, name
 
 

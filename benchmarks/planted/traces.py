@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE))
 from generate import BASE_PROMPT  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
 from heldout2 import HELDOUT2  # noqa: E402
+from heldout3 import HELDOUT3  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 OUT = HERE / "traces"
@@ -510,6 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         [(sc, "main") for sc in SCENARIOS]
         + [(sc, "heldout") for sc in HELDOUT]
         + [(sc, "heldout2") for sc in HELDOUT2]
+        + [(sc, "heldout3") for sc in HELDOUT3]
     )
     OUT.mkdir(exist_ok=True)
     differ = 0
