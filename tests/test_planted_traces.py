@@ -2,7 +2,8 @@
 planted source comes out of the trace importers as the suspect the issue-11 table prescribes:
 a tool result as ``tool`` (its rerun spec names the tool and that call's id), a retrieved
 document or memory as ``injection`` (spec: the document id), a system-prompt line or injected
-fact as ``injection`` (spec: the part id and its text), an earlier LLM output as ``stage``."""
+fact as ``injection`` (spec: the part id and its text), an earlier LLM output as ``stage``, and
+the user's message as ``arg`` (spec: its message index and role)."""
 
 from __future__ import annotations
 
@@ -100,5 +101,10 @@ def test_planted_source_is_the_prescribed_suspect(fmt: str) -> None:
             assert spec.kind == "stage" and spec.source == s.source
         # what the suspect said is the planted text (tool result, document, line, output)
         assert s.evidence.text.endswith(_truth(sc.id)["plantedText"][:400]), (sc.id, fmt)
+        # the user's message is the run's input: an `arg` suspect naming its index and role
+        asks = [x for x in rep.suspects if x.kind == "arg"]
+        assert [x.evidence.text for x in asks] == [sc.question], (sc.id, fmt)
+        assert asks[0].ablation.role == "user"
+        assert asks[0].ablation.messageIndex == meta.sources[asks[0].source].messageIndex
     kinds = {"tool", "injection", "stage"} | ({"injection:doc"} if fmt != "transcript" else set())
     assert seen == kinds
