@@ -8,7 +8,16 @@ against the right answers in ``planted/expected.py``. A culprit cut off by ``max
 counts as a miss (reciprocal rank 0). The held-out splits (``heldout``, ``heldout2``: scenarios
 written before the scorer changes they judge) are reported apart.
 
+A second table measures the same scenarios written as traces (``planted/traces/``: OTLP/JSON
+under the GenAI conventions and under OpenInference, and chat transcripts) and read through the
+trace importers: the planted source must come out as the suspect kind the importers' source map
+prescribes (tool result → ``tool``, document → ``injection``, system-prompt line → ``injection``,
+earlier LLM output → ``stage``) — a planted source found under another kind counts as a miss —
+and each format is compared, scenario by scenario, with the recording-API corpus under the
+default ranking. ``heldout3`` (``planted/heldout3.py``) is reported with the recording-API splits.
+
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
+                                           [--no-traces]
 """
 
 from __future__ import annotations
@@ -31,8 +40,11 @@ from agentbisect.bisect.localize import localize  # noqa: E402
 from agentbisect.bisect.report import Suspect  # noqa: E402
 from agentbisect.load import load  # noqa: E402
 from agentbisect.run import Run  # noqa: E402
+from agentbisect.schema.imported import ImportMeta  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"
+TRACES = ROOT / "benchmarks" / "planted" / "traces"
+FORMATS = ("genai", "openinference", "transcript")
 sys.path.insert(0, str(CASES.parent))
 
 from expected import EXPECTED  # noqa: E402
@@ -73,11 +85,93 @@ def rank_of(suspects: list[Suspect], planted: dict[str, str]) -> int | None:
     return None
 
 
+def _measure(r: list[int | None]) -> dict[str, Any] | None:
+    r = [x for x in r if x != SKIPPED]
+    if not r:
+        return None
+    return {
+        "n": len(r),
+        "top1": sum(1 for x in r if x == 1),
+        "top3": sum(1 for x in r if x is not None and x <= 3),
+        "mrr": sum(1 / x for x in r if x is not None) / len(r),
+    }
+
+
+def is_planted_trace(s: Suspect, ref: dict[str, str], meta: ImportMeta) -> bool:
+    """The planted source of a trace case, under the suspect kind the source map prescribes."""
+    src = meta.sources.get(s.source)
+    if src is None or s.kind != ref["kind"]:
+        return False
+    if "toolCallId" in ref:
+        return src.kind == "tool" and src.toolCallId == ref["toolCallId"]
+    if "documentId" in ref:
+        return (
+            src.kind == "retrieval" and getattr(s.detail, "injectionId", None) == ref["documentId"]
+        )
+    if "systemText" in ref:
+        return src.kind == "system-instruction" and src.text == ref["systemText"]
+    return src.kind == "llm" and src.spanId == ref["spanId"]
+
+
+def _traces(
+    names: list[str], embedders: dict[str, Any], recorded: dict[str, int | None]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
+    """Rows for the trace corpus (format × config × split), and the paired comparison of each
+    format with the recording-API corpus under the default ranking."""
+    truths = [json.loads(p.read_text("utf-8")) for p in sorted(TRACES.glob("*.truth.json"))]
+    configs = [("mock", "upstream")] + [(e, "upstream") for e in names if e != "mock"]
+    configs += [(e, "evidence-first") for e in names]
+    default = (names[-1], "evidence-first")
+    ranks: dict[tuple[str, str, str], list[int | None]] = {}
+    splits: dict[str, list[int]] = {}
+    for i, t in enumerate(truths):
+        splits.setdefault(t["split"], []).append(i)
+    paired: dict[str, dict[str, int]] = {}
+    for fmt in FORMATS:
+        p = paired.setdefault(fmt, {"same": 0, "better": 0, "worse": 0})
+        for t in truths:
+            case = t["formats"][fmt]
+            run = Run(load(str(TRACES / case["file"])))
+            meta = run.import_meta
+            assert meta is not None, case["file"]
+            step = meta.llmCallIds[-1]
+            for e, ranking in configs:
+                if e == "mock" and ranking == "upstream":
+                    order = localize(run, at_step=step, upstream=True).suspects
+                else:
+                    order = localize(
+                        run, at_step=step, embedder=embedders[e], ranking=ranking
+                    ).suspects
+                r = next(
+                    (
+                        k + 1
+                        for k, s in enumerate(order[:MAX_SUSPECTS])
+                        if is_planted_trace(s, case["planted"], meta)
+                    ),
+                    None,
+                )
+                ranks.setdefault((fmt, e, ranking), []).append(r)
+                if (e, ranking) == default:
+                    rec = recorded.get(t["scenario"])
+                    a, b = (r or 10**6), (rec or 10**6)
+                    p["same" if a == b else ("better" if a < b else "worse")] += 1
+    rows = []
+    for (fmt, e, ranking), r in ranks.items():
+        row: dict[str, Any] = {"config": f"{fmt} · {e} × {ranking}"}
+        for split, idx in splits.items():
+            m = _measure([r[i] for i in idx])
+            if m is not None:
+                row[split] = m
+        rows.append(row)
+    return rows, paired
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--embedders", default="mock,wordllama")
     ap.add_argument("--misses", action="store_true", help="list each config's misses")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-traces", action="store_true", help="skip the trace-importer corpus")
     args = ap.parse_args(argv)
     names = [e for e in args.embedders.split(",") if e]
     truths = [json.loads(p.read_text("utf-8")) for p in sorted(CASES.glob("*.truth.json"))]
@@ -133,35 +227,36 @@ def main(argv: list[str] | None = None) -> int:
                 ranks[c.name].append(rank_of(order, t["planted"]))
     elapsed = time.perf_counter() - t0
 
-    splits: dict[str, list[int]] = {"main": [], "heldout": [], "heldout2": []}
+    splits: dict[str, list[int]] = {}
     for i, t in enumerate(truths):
-        splits[t.get("split", "main")].append(i)
+        splits.setdefault(t.get("split", "main"), []).append(i)
+    order = sorted(splits, key=lambda k: (k != "main", k))
     rows: list[dict[str, Any]] = []
     for c in configs:
         row: dict[str, Any] = {"config": c.name}
-        for split, idx in splits.items():
-            r = [ranks[c.name][i] for i in idx if ranks[c.name][i] != SKIPPED]
-            if not r:
-                continue
-            row[split] = {
-                "n": len(r),
-                "top1": sum(1 for x in r if x == 1),
-                "top3": sum(1 for x in r if x is not None and x <= 3),
-                "mrr": sum(1 / x for x in r if x is not None) / len(r),
-            }
+        for split in order:
+            m = _measure([ranks[c.name][i] for i in splits[split]])
+            if m is not None:
+                row[split] = m
         rows.append(row)
+    trace_rows: list[dict[str, Any]] = []
+    paired: dict[str, dict[str, int]] = {}
+    if not args.no_traces:
+        default = f"{names[-1]} × evidence-first (all signals)"
+        by_id = {t["scenario"]: r for t, r in zip(truths, ranks[default], strict=True)}
+        trace_rows, paired = _traces(names, embedders, by_id)
     if args.json:
-        print(json.dumps({"rows": rows}, indent=1))
+        print(json.dumps({"rows": rows, "traces": trace_rows, "paired": paired}, indent=1))
         return 0
     width = max(len(r["config"]) for r in rows)
-    nm, nh, nh2 = len(splits["main"]), len(splits["heldout"]), len(splits["heldout2"])
     print(
-        f"planted-culprit corpus: {nm} scenarios + {nh} + {nh2} held out "
-        f"({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
+        "planted-culprit corpus, recording API: "
+        + ", ".join(f"{len(splits[k])} {k}" for k in order)
+        + f" ({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
     )
     print(
         f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
-        f"   {'held-out top-1':>14}  {'top-3':>5}   {'held-out 2 top-1':>16}  {'top-3':>5}"
+        + "".join(f"   {k + ' top-1':>14}  {'top-3':>5}" for k in order[1:])
     )
 
     def cell(m: dict[str, Any], key: str) -> str:
@@ -173,17 +268,42 @@ def main(argv: list[str] | None = None) -> int:
             tag = "  ← default"
         m = row["main"]
         held = ""
-        for split, w in (("heldout", 14), ("heldout2", 16)):
+        for split in order[1:]:
             h = row.get(split)
             held += (
-                f"   {h['top1']:>{w - 7}}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  "
+                f"   {h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  "
                 f"{h['top3']:>2}/{h['n']}"
                 if h
-                else f"   {'—':>{w}}  {'':>5}"
+                else f"   {'—':>14}  {'':>5}"
             )
         print(
             f"{row['config']:<{width}}  {cell(m, 'top1')}  {cell(m, 'top3')}  {m['mrr']:5.3f}"
             f"{held}{tag}"
+        )
+    if trace_rows:
+        print(
+            "\nthe same scenarios as traces, through the importers (planted/traces/); "
+            "top-1 / top-3 / MRR per split"
+        )
+        tw = max(len(r["config"]) for r in trace_rows)
+        print(
+            f"{'format · embedder × ranking':<{tw}}"
+            + "".join(f"   {k:>22}" for k in order if k in trace_rows[0])
+        )
+        for row in trace_rows:
+            line = f"{row['config']:<{tw}}"
+            for k in order:
+                m = row.get(k)
+                if m is None:
+                    continue
+                line += f"   {m['top1']:>3}/{m['n']:<3} {m['top3']:>3}/{m['n']:<3} {m['mrr']:5.3f}"
+            print(line)
+        print(
+            "default ranking, trace vs recording API, scenario by scenario (all splits): "
+            + "; ".join(
+                f"{fmt}: {p['same']} same, {p['better']} better, {p['worse']} worse"
+                for fmt, p in paired.items()
+            )
         )
     print(f"({elapsed:.1f} s)")
     if args.misses:

@@ -106,6 +106,44 @@ def test_wordllama_default_path_does_not_import_the_package() -> None:
     assert out.stdout.strip() == "[]"
 
 
+@needs_wordllama
+@pytest.mark.parametrize("user_value", [None, "3"])
+def test_wordllama_imports_numpy_with_one_blas_thread_and_restores_the_environment(
+    user_value: str | None,
+) -> None:
+    # OpenBLAS reads OPENBLAS_NUM_THREADS once, when numpy loads: afp holds it to 1 for that
+    # moment (its matrix work is tiny) and leaves the environment as it found it, so reruns
+    # inherit the user's own; a value the user set is never touched
+    code = (
+        "import os, sys\n"
+        "from agentbisect.bisect.embedders import resolve_embedder\n"
+        "e = resolve_embedder('wordllama', use_cache=False).embedder\n"
+        "assert 'numpy' not in sys.modules\n"
+        "seen = []\n"
+        "import importlib\n"
+        "real = importlib.import_module\n"
+        "def spy(name, *a):\n"
+        "    if name == 'numpy' and 'numpy' not in sys.modules:\n"
+        "        seen.append(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+        "    return real(name, *a)\n"
+        "importlib.import_module = spy\n"
+        "e.embed_batch(['hello world'])\n"
+        "print(seen, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    if user_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = user_value
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    if user_value is None:
+        assert out.stdout.strip() == "['1'] None"
+    else:
+        assert out.stdout.strip() == "['3'] 3"
+
+
 def _script(tmp_path: Path, body: str) -> str:
     p = tmp_path / "embedder.py"
     p.write_text("import json, sys\ntexts = json.load(sys.stdin)\n" + body, encoding="utf-8")

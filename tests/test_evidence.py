@@ -101,6 +101,23 @@ def test_claim_shape_is_the_share_of_rule_shaped_sentences() -> None:
     assert got["d"].signals["claimShape"] == 0.0
 
 
+def test_claim_shape_counts_statements_not_questions_or_headers() -> None:
+    # found by the trace corpus: a system-prompt header ("Context you may use:") and the user's
+    # question ("Can we …?") took the prior and outranked planted sources
+    items = [
+        EvidenceItem("header", "Context you may use:"),
+        EvidenceItem("question", "Can we deploy the payments service tomorrow?"),
+        EvidenceItem("rule", "Can I deploy? Deploys may go out when no freeze is scheduled."),
+        EvidenceItem("record", "No freeze windows scheduled; next freeze begins 20 December."),
+    ]
+    answer = "Yes, there is no deploy freeze until 20 December, so tomorrow is open."
+    out = by_id(score_evidence(items, answer, None, question=items[1].text))
+    assert out["header"].signals["claimShape"] == 0.0  # a header introduces, states nothing
+    assert out["question"].signals["claimShape"] == 0.0  # a question asks
+    assert out["rule"].signals["claimShape"] == 1.0  # its one statement has "may"
+    assert out["record"].score > out["header"].score
+
+
 def test_claims_credit_what_a_clause_adds_to_the_question_not_its_echo() -> None:
     # the booking repeats the question's own details; the rule states the check-in time the
     # answer gives: with the question known, the answer's claim goes to the rule

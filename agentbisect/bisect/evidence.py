@@ -18,10 +18,11 @@ says*: its numbers, names, rare words and phrases, claim by claim. So five signa
   question does not already contain, and its term support is judged on that new part only. The
   source of the claim that *is* the answer wins, not the source of a detail restated beside it,
   nor a record that merely echoes the question's own details (a booking, an order);
-- ``claimShape``: the share of the source's sentences shaped like a rule or claim (a modal or
-  obligation word: must, may, can, required, entitled, …). When an answer repeats both a user's
-  record and a rule, the rule asserts what holds; this is a prior on the shape of the source,
-  not evidence of use, and it costs culprits that are data records (measured, docs/ranking.md).
+- ``claimShape``: the share of the source's statements shaped like a rule or claim (a modal or
+  obligation word: must, may, can, required, entitled, …; a question or a header line ending in
+  ``:`` states nothing and is not counted). When an answer repeats both a user's record and a
+  rule, the rule asserts what holds; this is a prior on the shape of the source, not evidence
+  of use, and it costs culprits that are data records (measured, docs/ranking.md).
 
 The run's input (the question) is given, not evidence: answer terms and phrases it already
 contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
@@ -475,7 +476,7 @@ def _signals(
 
 
 def _claim_shape(text: str) -> float:
-    """The share of a text's sentences shaped like a rule or claim (a modal or obligation word).
+    """The share of a text's statements shaped like a rule or claim (a modal or obligation word).
 
     A wrong answer built on a user's record and a rule repeats both; the rule is what asserts
     what holds, the record what is. This is a prior on the shape of a source, not evidence that
@@ -483,6 +484,8 @@ def _claim_shape(text: str) -> float:
     it (measured on the held-out sets, see docs/ranking.md).
     """
     sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    # a question asks and a header ("Context you may use:") introduces: neither states a rule
+    sentences = [x for x in sentences if not x.rstrip().endswith(("?", ":"))]
     if not sentences:
         return 0.0
     return sum(1 for x in sentences if _MODAL.search(x)) / len(sentences)

@@ -17,9 +17,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import os
 import re
 import struct
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from agentbisect.errors import UsageError
@@ -72,6 +75,27 @@ def _installed_version(package_dir: Path) -> str:
     return m.group(1) if m else "unknown"
 
 
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _numpy() -> ModuleType:
+    """numpy, imported with OpenBLAS held to one thread unless the user chose a thread count.
+
+    The default ``afp bisect`` imports numpy here first (the mock path never does), and at
+    import OpenBLAS starts a thread per core: ~25 ms of CPU for a localization whose matrix work
+    (pooling a few thousand token rows, 256-d cosines) is far too small to use them. The
+    variable is read once, when the library loads, and removed again at once, so rerun commands
+    and everything else inherit the user's own environment.
+    """
+    if "numpy" in sys.modules or any(k in os.environ for k in _BLAS_THREADS):
+        return importlib.import_module("numpy")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        return importlib.import_module("numpy")
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def _tensor_entry(path: Path) -> tuple[int, dict[str, Any]]:
     """The safetensors header's entry for the table (8-byte length, JSON header): read without
     numpy, so the dimensions are known before anything heavy is loaded."""
@@ -89,6 +113,7 @@ def _tensor_entry(path: Path) -> tuple[int, dict[str, Any]]:
 
 def _map_table(path: Path) -> np.ndarray:
     """The embedding table as a read-only float16 (or float32) memory map."""
+    _numpy()
     import numpy as np
 
     base, entry = _tensor_entry(path)
@@ -139,6 +164,7 @@ class WordLlamaEmbedder:
         self._tok = tok
 
     def embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+        _numpy()  # first: it decides how numpy's BLAS starts
         import numpy as np
 
         if self._tok is None:

@@ -14,8 +14,8 @@ source).
     python benchmarks/planted/generate.py --check    # fails if the committed cases differ
 
 ``heldout.py`` adds scenarios written after the scorer's design was settled (``"split":
-"heldout"`` in their truth files); ``heldout2.py`` a second such set in new domains
-(``"split": "heldout2"``). The benchmark reports each apart.
+"heldout"`` in their truth files); ``heldout2.py`` and ``heldout3.py`` further such sets in new
+domains (``"split": "heldout2"``, ``"heldout3"``). The benchmark reports each apart.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE))
 
 from heldout import HELDOUT  # noqa: E402
 from heldout2 import HELDOUT2  # noqa: E402
+from heldout3 import HELDOUT3  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 from agentbisect.record import record_run  # noqa: E402
@@ -288,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         [(sc, "main") for sc in SCENARIOS]
         + [(sc, "heldout") for sc in HELDOUT]
         + [(sc, "heldout2") for sc in HELDOUT2]
+        + [(sc, "heldout3") for sc in HELDOUT3]
     )
     ids = [sc.id for sc, _ in every]
     assert len(ids) == len(set(ids)), "scenario ids must be unique"
