@@ -16,6 +16,9 @@ sys.path.insert(0, str(PLANTED))
 
 import generate  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
+from heldout2 import HELDOUT2  # noqa: E402
+from heldout3 import HELDOUT3  # noqa: E402
+from heldout4 import HELDOUT4  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
@@ -39,6 +42,23 @@ def test_corpus_is_large_and_varied() -> None:
         sc.validate()
     heldout = json.loads((generate.CASES / f"{HELDOUT[0].id}.truth.json").read_text("utf-8"))
     assert heldout["split"] == "heldout"
+
+
+@pytest.mark.parametrize(
+    ("split", "scenarios"),
+    [("heldout", HELDOUT), ("heldout2", HELDOUT2), ("heldout3", HELDOUT3), ("heldout4", HELDOUT4)],
+)
+def test_held_out_sets_are_labelled_and_spread(
+    split: str, scenarios: list[generate.Scenario]
+) -> None:
+    # a held-out set is only a check on the scorer if the benchmark reports it apart and its
+    # culprits are not all of one kind (a scorer preferring rules, or records, is caught out)
+    assert len(scenarios) >= 10
+    for sc in scenarios:
+        sc.validate()
+        truth = json.loads((generate.CASES / f"{sc.id}.truth.json").read_text("utf-8"))
+        assert truth["split"] == split, sc.id
+    assert len({generate._planted_as(sc.sources[sc.culprit]) for sc in scenarios}) >= 4
 
 
 @pytest.mark.parametrize("sc", SCENARIOS[::6], ids=lambda sc: sc.id)

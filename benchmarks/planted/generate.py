@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE))
 from heldout import HELDOUT  # noqa: E402
 from heldout2 import HELDOUT2  # noqa: E402
 from heldout3 import HELDOUT3  # noqa: E402
+from heldout4 import HELDOUT4  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 from agentbisect.record import record_run  # noqa: E402
@@ -290,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         + [(sc, "heldout") for sc in HELDOUT]
         + [(sc, "heldout2") for sc in HELDOUT2]
         + [(sc, "heldout3") for sc in HELDOUT3]
+        + [(sc, "heldout4") for sc in HELDOUT4]
     )
     ids = [sc.id for sc, _ in every]
     assert len(ids) == len(set(ids)), "scenario ids must be unique"

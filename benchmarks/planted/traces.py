@@ -53,6 +53,7 @@ from generate import BASE_PROMPT  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
 from heldout2 import HELDOUT2  # noqa: E402
 from heldout3 import HELDOUT3  # noqa: E402
+from heldout4 import HELDOUT4  # noqa: E402
 from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
 
 OUT = HERE / "traces"
@@ -512,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         + [(sc, "heldout") for sc in HELDOUT]
         + [(sc, "heldout2") for sc in HELDOUT2]
         + [(sc, "heldout3") for sc in HELDOUT3]
+        + [(sc, "heldout4") for sc in HELDOUT4]
     )
     OUT.mkdir(exist_ok=True)
     differ = 0
