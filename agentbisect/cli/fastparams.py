@@ -17,12 +17,12 @@ typer behaves as it always did; ``tests/test_startup.py`` fails if the cut silen
 
 from __future__ import annotations
 
-import re
 from enum import Enum
 from typing import Any
 
-_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
-_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?")
+from agentbisect.commands.spec import FLOAT_RE as _FLOAT
+from agentbisect.commands.spec import INT_RE as _INT
+
 _NO = object()
 # typer's own hook, kept so tests can compare the cut against it.
 TYPER_GET_RUNTIME_PARAM: Any = None
