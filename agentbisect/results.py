@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from msgspec import Raw
+from msgspec import Raw, Struct
 
 from agentbisect.honesty import HonestyFlag
 
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from agentbisect.schema.genui import GenuiStats
 
 
-@dataclass
-class EventsResult:
+class EventsResult(Struct):
     """``afp events``: the selected domain events, as decoded and as their exact recorded bytes."""
 
     file: str
@@ -38,15 +37,14 @@ class EventsResult:
     raws: list[Raw]  # aligned with indices
     lean: bool
     flags: list[HonestyFlag]
-    notes: list[str] = field(default_factory=list)  # said on stderr (e.g. nothing matched)
+    notes: list[str] = msgspec.field(default_factory=list)  # said on stderr (e.g. nothing matched)
 
     @property
     def title(self) -> str:
         return f"{len(self.indices)} of {self.total} domain events — {self.file}"
 
 
-@dataclass
-class StepGraphResult:
+class StepGraphResult(Struct):
     """``afp events --steps``: the step graph as its JSON document."""
 
     graph: dict[str, Any]
@@ -101,8 +99,7 @@ class AggregateResult:
         return out
 
 
-@dataclass
-class Totals:
+class Totals(Struct):
     llmCalls: int
     toolCalls: int
     tokensIn: int | float
@@ -112,8 +109,7 @@ class Totals:
     boundaries: int  # boundary passes (entry/exit pairs)
 
 
-@dataclass
-class BoundaryRow:
+class BoundaryRow(Struct):
     """One boundary pass in entry order; ``depth`` nests it (entry order is tree pre-order)."""
 
     runtimeStageId: str
@@ -124,8 +120,7 @@ class BoundaryRow:
     open: bool = False
 
 
-@dataclass
-class RunOverview:
+class RunOverview(Struct):
     """Everything a visual report of one run shows: shape, totals, flags, the timeline, each
     boundary pass with its rollup, and the per-call rows (``agentbisect.overview`` builds it)."""
 
@@ -139,19 +134,17 @@ class RunOverview:
     toolCalls: list[ToolCallRow]
 
 
-@dataclass
-class GenuiResult:
+class GenuiResult(Struct):
     """``afp genui-stats``: the statistics plus where the rows came from and the day range."""
 
     stats: GenuiStats
     source: str
     from_day: str | None = None
     to_day: str | None = None
-    warnings: list[str] = field(default_factory=list)  # inconsistent rows, said on stderr
+    warnings: list[str] = msgspec.field(default_factory=list)  # inconsistent rows, said on stderr
 
 
-@dataclass
-class RecordSummary:
+class RecordSummary(Struct):
     """``afp record``: what was read and written, and every limit of the output."""
 
     file_out: str

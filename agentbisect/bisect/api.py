@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
@@ -42,8 +43,7 @@ SIMILARITY_WARNING = (
 )
 
 
-@dataclass
-class BisectOptions:
+class BisectOptions(Struct):
     """The options of ``afp bisect`` (defaults equal the CLI's)."""
 
     at_step: str | None = None

@@ -42,7 +42,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agentbisect.bisect.embed import Vector, cosine
 
@@ -261,8 +262,7 @@ def _stem(w: str) -> str:
     return w
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Struct, frozen=True):
     key: str
     boost: float  # 2 numbers/codes, 1.5 names, 1 words
 
@@ -309,8 +309,7 @@ def _sentence_start(text: str, pos: int) -> bool:
     return j < 0 or text[j] in ".!?:\n;—–-•*"
 
 
-@dataclass
-class Profile:
+class Profile(Struct):
     """A text's term and bigram sets with their boosts."""
 
     terms: dict[str, float]
@@ -331,14 +330,12 @@ def _clauses(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-@dataclass(frozen=True)
-class EvidenceItem:
+class EvidenceItem(Struct, frozen=True):
     id: str
     text: str
 
 
-@dataclass
-class EvidenceScore:
+class EvidenceScore(Struct):
     id: str
     score: float
     signals: dict[str, float]

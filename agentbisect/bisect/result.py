@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct
 
 from agentbisect.bisect.evidence_text import preview
 from agentbisect.bisect.report import ContextBugReport, Suspect
@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from agentbisect.results import RunOverview
 
 
-@dataclass(frozen=True)
-class SuspectView:
+class SuspectView(Struct, frozen=True):
     identity: str  # the tool name, injection id or stage id the suspect is about
     label: str  # "<kind> '<identity>'", as claims and the text rendering write it
     cost_class: str  # both | content-bug | cost-cause | no-detected-effect
