@@ -8,7 +8,6 @@ every rerun process. Progress is reported through a callback, so the library dra
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -269,6 +268,8 @@ def bisect_run(
         if opts.rerun is not None:
             original = _original_output(opts.original_output, run)
             try:
+                import shlex  # only --rerun splits a command
+
                 argv = shlex.split(opts.rerun)
             except ValueError as exc:  # "No closing quotation", "No escaped character"
                 raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
