@@ -248,3 +248,35 @@ def test_schema_annotations_are_types_not_strings(module: str) -> None:
         quoted = {k for k, v in cls.__annotations__.items() if isinstance(v, str)}
         # a class naming itself must quote its own name
         assert quoted <= {"children", "next"}, (cls.__name__, quoted)
+
+
+def test_reading_a_recording_imports_no_writer_and_no_rerun_tools() -> None:
+    """Every importer sniffs every input, and bisect reads a recording it never writes: the
+    recorder, the file writer (gzip), the run overview (HTML only), hashlib (OpenSSL), shlex and
+    difflib (--rerun and mistyped names only) stay unloaded on an ordinary run."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['afp', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('agentbisect', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)))\n"
+    )
+    args = ["bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json"]
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *args, "--upstream"], capture_output=True, text=True
+    )
+    loaded = set(out.stderr.rsplit("LOADED", 1)[1].split())
+    assert "agentbisect.bisect.api" in loaded  # it did run
+    unwanted = {
+        "agentbisect.record",
+        "agentbisect.boundary.recorder",
+        "agentbisect.files",
+        "agentbisect.overview",
+        "gzip",
+        "hashlib",
+        "shlex",
+        "difflib",
+    }
+    assert loaded.isdisjoint(unwanted), loaded & unwanted
