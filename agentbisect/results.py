@@ -8,12 +8,11 @@ say on stderr); renderers compute nothing. ``BisectResult`` lives beside the loc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from msgspec import Raw, Struct
+from msgspec import Raw, Struct, field
 
 from agentbisect.honesty import HonestyFlag
 
@@ -37,7 +36,7 @@ class EventsResult(Struct):
     raws: list[Raw]  # aligned with indices
     lean: bool
     flags: list[HonestyFlag]
-    notes: list[str] = msgspec.field(default_factory=list)  # said on stderr (e.g. nothing matched)
+    notes: list[str] = field(default_factory=list)  # said on stderr (e.g. nothing matched)
 
     @property
     def title(self) -> str:
@@ -52,8 +51,7 @@ class StepGraphResult(Struct):
     flags: list[HonestyFlag]
 
 
-@dataclass
-class AggregateResult:
+class AggregateResult(Struct, dict=True):  # dict: room for the cached overview
     """``afp aggregate``: rollups, the boundary index and the step strip, with display choices."""
 
     source: dict[str, Any]
@@ -72,7 +70,7 @@ class AggregateResult:
     calls: list[dict[str, Any]] | None = None
     traces: list[dict[str, Any]] | None = None
     # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
-    overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
+    overview_of: Callable[[], RunOverview] | None = None
 
     @cached_property
     def overview(self) -> RunOverview | None:
@@ -141,7 +139,7 @@ class GenuiResult(Struct):
     source: str
     from_day: str | None = None
     to_day: str | None = None
-    warnings: list[str] = msgspec.field(default_factory=list)  # inconsistent rows, said on stderr
+    warnings: list[str] = field(default_factory=list)  # inconsistent rows, said on stderr
 
 
 class RecordSummary(Struct):
