@@ -362,3 +362,44 @@ def test_the_fast_path_loads_no_cli_framework(args: tuple[str, ...], allowed: se
 
 def test_help_still_comes_from_typer() -> None:
     assert {"typer", "agentbisect.cli"} <= _loaded("bisect", "--help")
+
+
+def test_record_writes_the_same_file_and_refuses_the_same_overwrite(tmp_path: Path) -> None:
+    fast_out, slow_out = tmp_path / "fast.json", tmp_path / "slow.json"
+    fast = _afp(True, "record", REACT, "-o", str(fast_out), "--detail", "lean")
+    slow = _afp(False, "record", REACT, "-o", str(slow_out), "--detail", "lean")
+    assert fast[0] == slow[0] == 0
+    assert fast_out.read_bytes() == slow_out.read_bytes()
+    # the same target again, without --force: the same refusal from both
+    again = [_afp(f, "record", REACT, "-o", str(fast_out)) for f in (True, False)]
+    assert again[0] == again[1] and again[0][0] == 2
+
+
+def test_sigterm_ends_the_fast_path_like_the_typer_path(tmp_path: Path) -> None:
+    # A rerun that sleeps keeps afp busy inside the command body; SIGTERM then unwinds it.
+    import signal
+    import time
+
+    code = (
+        "import sys\n"
+        "fast = sys.argv[1] == 'fast'\n"
+        "sys.argv = ['afp', *sys.argv[2:]]\n"
+        "from agentbisect.__main__ import main\n"
+        "main(fast=fast)\n"
+    )
+    sleeper = f"{sys.executable} -c 'import time; time.sleep(30)'"
+    args = ["bisect", REACT, "--at-llm", "-1", "--json", "--rerun", sleeper, "--samples", "2"]
+    got = []
+    for front in ("fast", "typer"):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, front, *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        time.sleep(3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        got.append((proc.returncode, err.strip().splitlines()[-1]))
+    assert got[0] == got[1] == (143, "afp: terminated (SIGTERM)")
