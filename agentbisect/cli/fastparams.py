@@ -17,11 +17,11 @@ typer behaves as it always did; ``tests/test_startup.py`` fails if the cut silen
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any
 
-from agentbisect.commands.spec import FLOAT_RE as _FLOAT
-from agentbisect.commands.spec import INT_RE as _INT
+from agentbisect.commands.spec import FLOAT_RE, INT_RE
 
 _NO = object()
 # typer's own hook, kept so tests can compare the cut against it.
@@ -53,8 +53,7 @@ def _plain(annotation: Any, info: Any, value: Any) -> Any:
         return value if type(value) is str else _NO
     if annotation is int or annotation is float:
         if type(value) is str:
-            pattern = _INT if annotation is int else _FLOAT
-            if not pattern.fullmatch(value):
+            if not re.fullmatch(INT_RE if annotation is int else FLOAT_RE, value):
                 return _NO
             number: int | float = annotation(value)
         elif type(value) is annotation or (annotation is float and type(value) is int):

@@ -19,8 +19,9 @@ from typing import Any
 
 # What typer and click would read the same way: plain decimal, no sign but '-', no spaces, no
 # '_', no exponent; short enough to stay exact as a float.
-INT_RE = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
-FLOAT_RE = re.compile(r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?")
+# Patterns, not compiled ones: `re` compiles them on first use (most command lines have no number).
+INT_RE = r"-?(?:0|[1-9][0-9]{0,17})"
+FLOAT_RE = r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?"
 
 NO = object()  # "not a plain value": typer decides, and words any error
 
@@ -38,7 +39,7 @@ def choice(enum: type[Enum], case_sensitive: bool, value: str) -> Any:
 
 def number(kind: type, value: str, lo: float | None, hi: float | None) -> Any:
     """``int``/``float`` of a plain decimal within ``[lo, hi]``, else ``NO``."""
-    if not (INT_RE if kind is int else FLOAT_RE).fullmatch(value):
+    if not re.fullmatch(INT_RE if kind is int else FLOAT_RE, value):
         return NO
     got = kind(value)
     if (lo is not None and got < lo) or (hi is not None and got > hi):
