@@ -17,12 +17,19 @@ import sys
 GC_THRESHOLD = (200_000, 30, 30)
 
 
-def main() -> None:
+def main(fast: bool = True) -> None:
+    """Run ``afp``: an ordinary command line by the fast front end (no typer), anything else
+    (help, completion, errors in the command line) by the typer app. ``fast=False`` is for tests
+    that compare the two."""
     from agentbisect.signals import Terminated, install
 
     gc.set_threshold(*GC_THRESHOLD)
     try:
         install()
+        if fast:
+            from agentbisect.commands.main import run
+
+            run(sys.argv[1:])  # exits when it ran the command
         from agentbisect.cli import main as cli_main
 
         cli_main()

@@ -8,9 +8,8 @@ raises a name that is not in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import msgspec
+from msgspec import Struct
 
 __all__ = ["FLAGS", "FlagInfo", "HonestyFlag", "dedupe", "flag", "names"]
 
@@ -26,8 +25,7 @@ class HonestyFlag(msgspec.Struct):
     note: str
 
 
-@dataclass(frozen=True)
-class FlagInfo:
+class FlagInfo(Struct, frozen=True):
     name: str
     meaning: str
     source: str  # who raises it: upstream | loader | run | record | bisect | importer

@@ -11,11 +11,10 @@ import gc
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
-from msgspec import UNSET, Raw
+from msgspec import UNSET, Raw, Struct, field
 
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
@@ -81,8 +80,7 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
     return box["value"]
 
 
-@dataclass
-class DomainEvents:
+class DomainEvents(Struct):
     """A decoded domain-event array and what was skipped on the way."""
 
     events: list[DomainEvent]
@@ -101,8 +99,7 @@ class DomainEvents:
         return self._raws
 
 
-@dataclass
-class Loaded:
+class Loaded(Struct):
     """A decoded input file: which shape it was and its parts, still mostly undecoded."""
 
     file: str

@@ -8,12 +8,11 @@ say on stderr); renderers compute nothing. ``BisectResult`` lives beside the loc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from msgspec import Raw
+from msgspec import Raw, Struct, field
 
 from agentbisect.honesty import HonestyFlag
 
@@ -27,8 +26,7 @@ if TYPE_CHECKING:
     from agentbisect.schema.genui import GenuiStats
 
 
-@dataclass
-class EventsResult:
+class EventsResult(Struct):
     """``afp events``: the selected domain events, as decoded and as their exact recorded bytes."""
 
     file: str
@@ -45,8 +43,7 @@ class EventsResult:
         return f"{len(self.indices)} of {self.total} domain events — {self.file}"
 
 
-@dataclass
-class StepGraphResult:
+class StepGraphResult(Struct):
     """``afp events --steps``: the step graph as its JSON document."""
 
     graph: dict[str, Any]
@@ -54,8 +51,7 @@ class StepGraphResult:
     flags: list[HonestyFlag]
 
 
-@dataclass
-class AggregateResult:
+class AggregateResult(Struct, dict=True):  # dict: room for the cached overview
     """``afp aggregate``: rollups, the boundary index and the step strip, with display choices."""
 
     source: dict[str, Any]
@@ -74,7 +70,7 @@ class AggregateResult:
     calls: list[dict[str, Any]] | None = None
     traces: list[dict[str, Any]] | None = None
     # Built only when a renderer reads ``overview`` (the HTML page): JSON and tables never pay.
-    overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
+    overview_of: Callable[[], RunOverview] | None = None
 
     @cached_property
     def overview(self) -> RunOverview | None:
@@ -101,8 +97,7 @@ class AggregateResult:
         return out
 
 
-@dataclass
-class Totals:
+class Totals(Struct):
     llmCalls: int
     toolCalls: int
     tokensIn: int | float
@@ -112,8 +107,7 @@ class Totals:
     boundaries: int  # boundary passes (entry/exit pairs)
 
 
-@dataclass
-class BoundaryRow:
+class BoundaryRow(Struct):
     """One boundary pass in entry order; ``depth`` nests it (entry order is tree pre-order)."""
 
     runtimeStageId: str
@@ -124,8 +118,7 @@ class BoundaryRow:
     open: bool = False
 
 
-@dataclass
-class RunOverview:
+class RunOverview(Struct):
     """Everything a visual report of one run shows: shape, totals, flags, the timeline, each
     boundary pass with its rollup, and the per-call rows (``agentbisect.overview`` builds it)."""
 
@@ -139,8 +132,7 @@ class RunOverview:
     toolCalls: list[ToolCallRow]
 
 
-@dataclass
-class GenuiResult:
+class GenuiResult(Struct):
     """``afp genui-stats``: the statistics plus where the rows came from and the day range."""
 
     stats: GenuiStats
@@ -150,8 +142,7 @@ class GenuiResult:
     warnings: list[str] = field(default_factory=list)  # inconsistent rows, said on stderr
 
 
-@dataclass
-class RecordSummary:
+class RecordSummary(Struct):
     """``afp record``: what was read and written, and every limit of the output."""
 
     file_out: str

@@ -8,11 +8,10 @@ lookup and the quality scores (agentbisect extensions), and the run's final answ
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, Raw
+from msgspec import UNSET, Raw, Struct
 
 from agentbisect.errors import InputError
 from agentbisect.js import js_key_order
@@ -22,16 +21,14 @@ from agentbisect.schema.recording import T_LLM_END, T_LLM_START, T_TURN_END, Tre
 ControlDeps = Callable[[str], "ControlDep | None"]
 
 
-@dataclass(frozen=True)
-class ControlDep:
+class ControlDep(Struct, frozen=True):
     """One answer of the control-dependence lookup (bisect.md §3.5)."""
 
     deciderId: str
     label: str | None = None
 
 
-@dataclass(frozen=True)
-class QualityEntry:
+class QualityEntry(Struct, frozen=True):
     runtimeStageId: str
     score: float
     stageName: str | None = None

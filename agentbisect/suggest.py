@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 MAX_SHOWN = 5
@@ -10,6 +9,8 @@ MAX_SHOWN = 5
 
 def nearest(word: str, candidates: Iterable[str], n: int = MAX_SHOWN) -> list[str]:
     """Up to ``n`` candidates closest to ``word`` (by similarity of the strings), best first."""
+    import difflib  # only a mistyped name pays for it (~1 ms at every start otherwise)
+
     pool = list(dict.fromkeys(candidates))
     return difflib.get_close_matches(word, pool, n=n, cutoff=0.4)
 

@@ -156,10 +156,12 @@ def measure(case: Case, pairs: int) -> None:
 
 def floor(pairs: int) -> dict[str, float]:
     """What no afp change can go below: the interpreter (with and without ``site``), and the
-    interpreter plus the two libraries every afp command imports (typer, msgspec)."""
+    interpreter plus msgspec (which every command decodes with); with typer too, what a command
+    line the fast front end leaves to typer (``--help``, errors in options) starts from."""
     cmds = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
+        "python -c 'import msgspec'": [sys.executable, "-c", "import msgspec"],
         "python -c 'import typer, msgspec'": [sys.executable, "-c", "import typer, msgspec"],
         "afp --help": [*AFP, "--help"],
     }
@@ -245,9 +247,11 @@ def main() -> None:
         for case in cases:
             if "bisect" in case.afp and case.node:
                 equal[case.name] = same_report(case.afp, case.node)
+    load_before = os.getloadavg()
     for case in cases:
         measure(case, args.pairs)
     base = floor(args.pairs)
+    load_after = os.getloadavg()
 
     size = decompressed_size(args.file) if not args.skip_long else 0
     rows = []
@@ -278,6 +282,8 @@ def main() -> None:
         "upstreamSwitch": up,
         "longRun": {"path": str(args.file), "bytes": size, **long_info} if size else None,
         "floor": base,
+        # Paired ratios tolerate load drifting alike for both sides, absolute times do not.
+        "loadAverage": {"before": load_before, "after": load_after},
         "cases": rows,
         "notes": notes,
     }
@@ -303,6 +309,8 @@ def main() -> None:
             + ("" if r.get("sameReportAsNode", True) else "  REPORTS DIFFER")
         )
     print("  floor: " + ", ".join(f"{k} {v:.3f} s" for k, v in base.items()))
+    before, after = ("/".join(f"{x:.2f}" for x in la) for la in (load_before, load_after))
+    print(f"  load average (1/5/15 min): before {before}, after {after}")
 
 
 if __name__ == "__main__":

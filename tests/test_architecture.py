@@ -70,6 +70,7 @@ def test_renderers_read_result_types_only() -> None:
 
 CLI_MAY_IMPORT = (
     "agentbisect.cli",
+    "agentbisect.commands",  # the typer-free command bodies both front ends call
     "agentbisect.errors",
     "agentbisect.signals",  # SIGTERM/SIGHUP unwind like Ctrl-C
     "agentbisect.honesty",
@@ -87,9 +88,19 @@ CLI_MAY_IMPORT = (
 
 
 def test_cli_modules_hold_no_analysis() -> None:
-    for path in (PKG / "cli").glob("*.py"):
+    for path in [*(PKG / "cli").glob("*.py"), *(PKG / "commands").glob("*.py")]:
         for mod in imports_of(path):
             assert mod == "agentbisect" or mod.startswith(CLI_MAY_IMPORT), f"{path.name}: {mod}"
+
+
+def test_command_bodies_import_no_cli_framework() -> None:
+    # The fast front end runs them without typer: they may not import it, nor the typer app.
+    for path in (PKG / "commands").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not {m for m in names if m.split(".")[0] in ("typer", "click")}, path.name
+        assert not {m for m in names if m.startswith("agentbisect.cli")}, path.name
 
 
 # ------------------------------------------------------------------------- renderer seam

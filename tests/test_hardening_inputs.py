@@ -285,7 +285,7 @@ class Interrupt:
             raise KeyboardInterrupt
         return None
 sys.meta_path.insert(0, Interrupt())
-sys.argv = ["afp", "events", {pf!r}, "--json"]
+sys.argv = ["afp", "events", {pf!r}, "--json", *{extra!r}]
 from {entry_module} import {entry_function} as main
 sys.exit(main())
 """
@@ -300,11 +300,24 @@ def _console_script() -> tuple[str, str]:
     return module, function
 
 
-@pytest.mark.parametrize("module", ["typer", "msgspec", "agentbisect.cli.app"])
-def test_ctrl_c_while_importing_prints_no_traceback(module: str) -> None:
+@pytest.mark.parametrize(
+    ("module", "extra"),
+    [
+        # the fast front end (an ordinary command line) and the typer app (help falls back to it)
+        ("msgspec", []),
+        ("agentbisect.commands.main", []),
+        ("typer", ["--help"]),
+        ("agentbisect.cli.app", ["--help"]),
+    ],
+)
+def test_ctrl_c_while_importing_prints_no_traceback(module: str, extra: list[str]) -> None:
     entry_module, entry_function = _console_script()
     code = _INTERRUPT_IMPORT.format(
-        module=module, pf=PF, entry_module=entry_module, entry_function=entry_function
+        module=module,
+        pf=PF,
+        extra=extra,
+        entry_module=entry_module,
+        entry_function=entry_function,
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     err = proc.stderr.decode()

@@ -8,10 +8,10 @@ every rerun process. Progress is reported through a callback, so the library dra
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
@@ -22,7 +22,6 @@ from agentbisect.bisect.result import BisectResult, bisect_result
 from agentbisect.errors import InputError, UsageError
 from agentbisect.honesty import FLAGS
 from agentbisect.optionfile import read_json_option, read_text_option
-from agentbisect.overview import run_overview
 from agentbisect.run import Run
 from agentbisect.steps import control_deps_from_json
 from agentbisect.suggest import say_nearest
@@ -30,6 +29,7 @@ from agentbisect.suggest import say_nearest
 if TYPE_CHECKING:
     from agentbisect.bisect.rerun import CommandRunner
     from agentbisect.bisect.surrogate import SurrogateOptions, SurrogateOutcome
+    from agentbisect.results import RunOverview
 
 # Copies of agentbisect.bisect.surrogate's defaults (tests/test_startup.py checks they agree):
 # that module is numpy's, and only --attribution surrogate should pay for importing it.
@@ -42,8 +42,7 @@ SIMILARITY_WARNING = (
 )
 
 
-@dataclass
-class BisectOptions:
+class BisectOptions(Struct):
     """The options of ``afp bisect`` (defaults equal the CLI's)."""
 
     at_step: str | None = None
@@ -269,6 +268,8 @@ def bisect_run(
         if opts.rerun is not None:
             original = _original_output(opts.original_output, run)
             try:
+                import shlex  # only --rerun splits a command
+
                 argv = shlex.split(opts.rerun)
             except ValueError as exc:  # "No closing quotation", "No escaped character"
                 raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
@@ -338,12 +339,14 @@ def bisect_run(
         if runner is not None:
             runner.kill_all()
     step = report.step
-    return bisect_result(
-        report,
-        upstream=opts.upstream,
-        warnings=warnings,
-        overview_of=lambda: run_overview(run, step),
-    )
+
+    def overview() -> RunOverview:
+        # Only the HTML report draws the run: the others do not import the overview's modules.
+        from agentbisect.overview import run_overview
+
+        return run_overview(run, step)
+
+    return bisect_result(report, upstream=opts.upstream, warnings=warnings, overview_of=overview)
 
 
 _SLICE_FLAGS = frozenset(

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct, field
 
 from agentbisect.bisect.ablation import spec_to_json
 from agentbisect.bisect.embed import Embedder, cosine
@@ -58,8 +57,7 @@ MAX_CULPRITS = 4
 MIN_LOOPS_SAVED = 1
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(Struct, frozen=True):
     output: str
     loops: float | None = None
     tokens: float | None = None
@@ -104,8 +102,7 @@ def sequential(fn: Callable[[dict[str, Any], int, str], Any]) -> ProbeRunner:
 Comparator = Callable[[str, str], bool]
 
 
-@dataclass
-class RerunOptions:
+class RerunOptions(Struct):
     runner: ProbeRunner
     original_output: str
     samples: float = DEFAULT_SAMPLES
@@ -114,8 +111,7 @@ class RerunOptions:
     max_suspects: int = DEFAULT_MAX_ABLATIONS
 
 
-@dataclass
-class MissingContext:
+class MissingContext(Struct):
     available: list[dict[str, Any]]
     sent: list[dict[str, Any]]
     runner: ProbeRunner | None = None
@@ -173,8 +169,7 @@ def probe_flipped(stats: AblationRunStats) -> bool:
     return stats.flips * 2 > stats.samples
 
 
-@dataclass
-class _Probe:
+class _Probe(Struct):
     """Shared probe settings (§8.2)."""
 
     runner: ProbeRunner

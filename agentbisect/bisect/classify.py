@@ -7,8 +7,9 @@ Only ``keysWritten`` (from the linking bundle), the folded values as of the node
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from agentbisect.bisect.slice import CausalNode
 from agentbisect.js import ABSENT
@@ -31,14 +32,12 @@ INJECTION_SOURCES = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Seed:
+class Seed(Struct, frozen=True):
     kind: str  # injection | memory | tool | arg | stage
     detail: dict[str, str] | None = None  # toolName/injectionId, flavor, text (that order)
 
 
-@dataclass
-class ClassifyContext:
+class ClassifyContext(Struct):
     node: CausalNode
     keysWritten: list[str]
     valueOf: Callable[[str], Any]

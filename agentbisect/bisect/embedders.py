@@ -14,9 +14,10 @@ Default (library and CLI alike): ``wordllama`` when the ``embed`` extra is insta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder, Vector
 from agentbisect.errors import UsageError
@@ -105,8 +106,7 @@ def embed_many(embedder: Embedder, texts: list[str]) -> list[Vector]:
     return [embedder.embed(t) for t in texts]
 
 
-@dataclass
-class ResolvedEmbedder:
+class ResolvedEmbedder(Struct):
     embedder: Embedder
     name: str  # mock | wordllama | cmd
     label: str  # what the report says produced the scores

@@ -11,7 +11,8 @@ order. A cut to ``max_suspects`` therefore never drops evidence in favour of a p
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agentbisect.bisect.embed import Vector
 from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
@@ -24,8 +25,7 @@ __all__ = ["SuspectEvidence", "evidence_first", "input_text", "suspect_text"]
 RANKINGS = ("upstream", "evidence-first")  # evidence-first is the default
 
 
-@dataclass
-class SuspectEvidence:
+class SuspectEvidence(Struct):
     text: str | None
     score: EvidenceScore | None = None
 

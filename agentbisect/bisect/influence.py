@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from agentbisect.bisect.embed import Embedder, Vector, cosine
 
@@ -28,8 +29,7 @@ __all__ = [
 PERSIST_THRESHOLD = 0.3
 
 
-@dataclass(frozen=True)
-class Weights:
+class Weights(Struct, frozen=True):
     fa: float = 0.4
     avg: float = 0.3
     persist: float = 0.2
@@ -39,15 +39,13 @@ class Weights:
 DEFAULT_WEIGHTS = Weights()
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(Struct, frozen=True):
     id: str
     text: str
     ancestor_texts: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Scored:
+class Scored(Struct, frozen=True):
     id: str
     score: float
     signals: tuple[float, float, float, float]

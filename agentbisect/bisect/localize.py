@@ -8,10 +8,9 @@ trigger (§2) → slice (§3) → D7 weights (§4) → path scores (§6.3) → c
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct
 
 from agentbisect.bisect.batch_texts import localization_texts
 from agentbisect.bisect.causal import (
@@ -68,8 +67,7 @@ class TriggerError(UsageError):
         self.llm_call_ids = llm_call_ids or []
 
 
-@dataclass
-class _Trigger:
+class _Trigger(Struct):
     step: str
     source: str
     score: float | None = None

@@ -8,9 +8,7 @@ on. Upstream does exactly this, so we do too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from msgspec import UNSET
+from msgspec import UNSET, Struct
 
 from agentbisect.bisect.report import EdgePathStep
 from agentbisect.bisect.slice import CausalNode, Slice
@@ -18,8 +16,7 @@ from agentbisect.bisect.slice import CausalNode, Slice
 __all__ = ["PathInfo", "edge_path", "path_scores"]
 
 
-@dataclass
-class PathInfo:
+class PathInfo(Struct):
     score: float
     via: tuple[CausalNode, str, str | None, float] | None  # (child, kind, key, weight)
 

@@ -8,11 +8,10 @@ cost class) are fields of ``SuspectView`` instead.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct, field
 
 from agentbisect.bisect.evidence_text import preview
 from agentbisect.bisect.report import ContextBugReport, Suspect
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from agentbisect.results import RunOverview
 
 
-@dataclass(frozen=True)
-class SuspectView:
+class SuspectView(Struct, frozen=True):
     identity: str  # the tool name, injection id or stage id the suspect is about
     label: str  # "<kind> '<identity>'", as claims and the text rendering write it
     cost_class: str  # both | content-bug | cost-cause | no-detected-effect
@@ -31,14 +29,13 @@ class SuspectView:
     backed: bool = False  # content-backed: the evidence scorer judged its own text
 
 
-@dataclass
-class BisectResult:
+class BisectResult(Struct, dict=True):  # dict: room for the cached overview
     report: ContextBugReport
     views: list[SuspectView]
     upstream: bool = False
     warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the report
     # The run around the trigger, built only when a renderer reads ``overview`` (the HTML page).
-    overview_of: Callable[[], RunOverview] | None = field(default=None, repr=False, compare=False)
+    overview_of: Callable[[], RunOverview] | None = None
 
     @cached_property
     def overview(self) -> RunOverview | None:

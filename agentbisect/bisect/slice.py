@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from agentbisect.commitlog import CommitLog
 from agentbisect.schema.recording import CommitBundle as Bundle
@@ -19,16 +20,14 @@ __all__ = ["CausalEdge", "CausalNode", "Slice", "bfs_nodes", "causal_chain"]
 Weigher = Callable[["CausalNode", "CausalNode", "str | None", str], "float | None"]
 
 
-@dataclass(eq=False)
-class CausalEdge:
+class CausalEdge(Struct, eq=False):
     parent: CausalNode
     kind: str  # "data" | "control"
     key: str | None
     weight: float = 1.0
 
 
-@dataclass(eq=False)
-class CausalNode:
+class CausalNode(Struct, eq=False):
     runtimeStageId: str
     stageId: str | None
     stageName: str | None
@@ -41,8 +40,7 @@ class CausalNode:
     truncated: tuple[bool, bool] | None = None  # (byDepth, byNodes), root only
 
 
-@dataclass
-class Slice:
+class Slice(Struct):
     root: CausalNode
     nodes: list[CausalNode]  # BFS order (§3.7)
 

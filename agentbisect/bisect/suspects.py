@@ -8,9 +8,8 @@ outputs of intermediate LLM calls on its evidence path as ancestors.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from msgspec import UNSET
+from msgspec import UNSET, Struct
 
 from agentbisect.bisect.ablation import ablation_for_suspect
 from agentbisect.bisect.classify import ClassifyContext, Seed, node_seeds
@@ -27,8 +26,7 @@ __all__ = ["Draft", "build_drafts", "rank", "refine"]
 ScorerFn = Callable[[list[Evidence], str, Embedder], list[Scored]]
 
 
-@dataclass
-class Draft:
+class Draft(Struct):
     node: CausalNode
     seed: Seed
     structural: float

@@ -1,4 +1,7 @@
-"""``afp aggregate``: per-boundary rollups, the whole-run row, the boundary index and strip."""
+"""``afp aggregate``: per-boundary rollups, the whole-run row, the boundary index and strip.
+
+This module declares the options for typer; the body is ``agentbisect.commands.aggregate.run``.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +15,10 @@ from agentbisect.cli.options import (
     REPORT_FORMAT_OPT,
     TRACE_ID_OPT,
     VERBOSE_OPT,
-    import_options,
-    pick_json_format,
 )
-from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT
+from agentbisect.commands import aggregate as body
 from agentbisect.render.formats import ReportFormat
-
-# Heavy modules (rich, numpy, the run model) are imported inside the command: `afp` starts for
-# every command and `--help`, and CI runs it thousands of times.
 
 
 @app.command("aggregate")
@@ -58,10 +57,5 @@ def aggregate(
       afp aggregate run.json --all --drill sf-tools#3
       afp aggregate run.json --json | jq '.run.tokens'
     """
-    from agentbisect.aggregate import aggregate as aggregate_run
-    from agentbisect.cli.common import load_run
-
-    name = pick_json_format(fmt, as_json)
-    check_output(output, force, [file])
-    run = load_run(file, verbose, import_options(trace_id, logs))
-    emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)
+    # The parameters are exactly the body's keyword arguments.
+    body.run(**locals())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import functools
 import sys
 from collections.abc import Callable
@@ -17,10 +16,12 @@ except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from agentbisect.cli import fastparams
-from agentbisect.errors import AgentbisectError
-from agentbisect.render.console import flush_stdout, silence_stdout
-from agentbisect.render.safetext import clean
+from agentbisect.commands import MODULES, flow
+from agentbisect.commands.argv import hoist
+from agentbisect.render.console import silence_stdout
 from agentbisect.signals import Terminated, raising_on_termination
+
+_say = flow.say
 
 
 class AfpGroup(TyperGroup):
@@ -66,20 +67,7 @@ class AfpGroup(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
     def _hoist(self, args: list[str]) -> list[str]:
-        """Accept the global switches anywhere: ``--debug`` after the subcommand goes to the root;
-        ``-v``/``--verbose`` before it goes to the subcommand (``afp -v aggregate X``)."""
-        cut = args.index("--") if "--" in args else len(args)
-        head, tail = args[:cut], args[cut:]
-        if "--debug" in head:
-            head = ["--debug", *(a for a in head if a != "--debug")]
-        at = next((i for i, a in enumerate(head) if a in self.commands), None)
-        if at is not None:
-            before = head[:at]
-            verbose = [a for a in before if a in ("-v", "--verbose")]
-            if verbose:
-                rest = [a for a in before if a not in ("-v", "--verbose")]
-                head = [*rest, head[at], *verbose, *head[at + 1 :]]
-        return head + tail
+        return hoist(args, MODULES)
 
 
 fastparams.install()
@@ -94,13 +82,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-
-class _State:
-    debug: bool = False
-
-
-state = _State()
 
 
 def _version(value: bool) -> None:
@@ -127,32 +108,15 @@ def _root(
         help="Print afp's version and exit.",
     ),
 ) -> None:
-    state.debug = debug
+    flow.state.debug = debug
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Errors writing to stdout that are the destination's fault, not afp's.
-_OUTPUT_ERRNOS = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EBADF}
-)
-
-
-def _say(message: str) -> None:
-    # Messages can quote recorded text (step ids, file content): scrub before the terminal sees it.
-    sys.stderr.write("afp: " + clean(message) + "\n")
-    sys.stderr.flush()
-
-
-def _traceback_if_debug() -> None:
-    if state.debug:
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-
 
 def guarded(fn: F) -> F:
-    """Wrap a command so that our errors print one line and exit with their code.
+    """Wrap a command so that our errors print one line and exit with their code
+    (``commands.flow.call``, the mapping the fast front end uses too).
 
     Tests drive commands through typer's CliRunner, so the mapping lives here (in every command)
     rather than around ``app()`` in ``main``.
@@ -160,43 +124,8 @@ def guarded(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            result = fn(*args, **kwargs)
-            flush_stdout()
-            return result
-        except AgentbisectError as exc:
-            # --debug adds the traceback; the exit code stays the error's (2 for bad input),
-            # so a script does not mistake a debugged input error for a tripped gate (1).
-            _traceback_if_debug()
-            _say(exc.message)
-            raise typer.Exit(exc.exit_code) from None
-        except BrokenPipeError:
-            # `afp events … | head -1`: the reader left; that is not an error.
-            silence_stdout()
-            raise typer.Exit(0) from None
-        except KeyboardInterrupt:
-            _say("interrupted")
-            raise typer.Exit(130) from None
-        except (typer.Exit, typer.Abort):
-            raise
-        except Exception as exc:  # a bug: still no traceback unless asked for
-            _traceback_if_debug()
-            if isinstance(exc, RecursionError):
-                # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
-                name = kwargs.get("file") or kwargs.get("input_path") or "the input"
-                _say(
-                    f"{'<stdin>' if name == '-' else name}: nests too deeply to be analysed "
-                    f"(a value decoded after loading is over {sys.getrecursionlimit():,} levels)"
-                )
-            elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:
-                # Every file afp writes reports its own errors: what is left is stdout, full or
-                # failing (`>/dev/full`). Point it at /dev/null so the exit flush cannot fail again.
-                silence_stdout()
-                _say(f"cannot write the output to stdout ({exc.strerror or exc})")
-            else:
-                _say(
-                    f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)"
-                )
-            raise typer.Exit(2) from None
+        code = flow.call(functools.partial(fn, *args), kwargs)
+        if code:
+            raise typer.Exit(code)
 
     return wrapper  # type: ignore[return-value]

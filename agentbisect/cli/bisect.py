@@ -2,12 +2,10 @@
 
 Correlational by default (proxies only); with ``--rerun CMD`` every probe is rerun and judged, and
 only those verdicts are causal. ``--fail-on FLAG`` turns honesty flags into a CI gate (exit 1).
-The work is ``agentbisect.bisect.api.bisect_run``; this module parses options and renders.
+This module declares the options for typer; the body is ``agentbisect.commands.bisect.run``.
 """
 
 from __future__ import annotations
-
-from enum import StrEnum
 
 import typer
 
@@ -19,42 +17,22 @@ from agentbisect.cli.options import (
     TRACE_ID_OPT,
     VERBOSE_OPT,
     format_option,
-    import_options,
-    pick_json_format,
 )
-from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
-from agentbisect.errors import GateTripped
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT
+from agentbisect.commands import bisect as body
+from agentbisect.commands.bisect import (
+    DEFAULT_FLIP_THRESHOLD,
+    DEFAULT_KEEP_PROB,
+    DEFAULT_MASKS,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_NODES,
+    DEFAULT_MAX_SUSPECTS,
+    Attribution,
+    AttributionScore,
+    Ranking,
+    Scorer,
+)
 from agentbisect.render.formats import BisectFormat
-
-# Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
-# agentbisect.bisect.causal.DEFAULT_FLIP_THRESHOLD: copied because typer needs them when this
-# module is imported, and importing the library for them would load numpy on every `afp` call
-# (tests/test_cli_defaults.py checks that they are equal).
-DEFAULT_MAX_DEPTH = 12
-DEFAULT_MAX_NODES = 80
-DEFAULT_MAX_SUSPECTS = 12
-DEFAULT_FLIP_THRESHOLD = 0.8
-DEFAULT_MASKS = 64  # agentbisect.bisect.surrogate.DEFAULT_MASKS (why 64: see there)
-DEFAULT_KEEP_PROB = 0.5
-
-
-class Attribution(StrEnum):
-    surrogate = "surrogate"
-
-
-class AttributionScore(StrEnum):
-    flip = "flip"
-    similarity = "similarity"
-
-
-class Scorer(StrEnum):
-    semantic_alignment = "semantic-alignment"
-    lexical_overlap = "lexical-overlap"
-
-
-class Ranking(StrEnum):
-    evidence_first = "evidence-first"
-    upstream = "upstream"
 
 
 @app.command("bisect")
@@ -234,56 +212,5 @@ def bisect(
       afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
       afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
     """
-    name = pick_json_format(fmt, as_json)
-    from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
-    from agentbisect.cli.common import load_run
-    from agentbisect.render.progress import rerun_progress
-
-    opts = BisectOptions(
-        at_step=at_step,
-        at_llm=at_llm,
-        control_deps=control_deps,
-        max_depth=max_depth,
-        max_nodes=max_nodes,
-        max_suspects=max_suspects,
-        scorer=scorer.value,
-        rerun=rerun,
-        samples=samples,
-        original_output=original_output,
-        comparator=comparator,
-        flip_threshold=flip_threshold,
-        max_ablations=max_ablations,
-        culprits=culprits,
-        missing_context=missing_context,
-        jobs=jobs,
-        rerun_timeout=rerun_timeout,
-        upstream=upstream,
-        fail_on=fail_on,
-        attribution=attribution.value if attribution is not None else None,
-        masks=masks,
-        keep_prob=keep_prob,
-        mask_seed=mask_seed,
-        attribution_score=attribution_score.value,
-        embedder=embedder,
-        ranking=ranking.value if ranking is not None else None,
-        expected=expected,
-        no_cache=no_cache,
-    )
-    check_options(opts)
-    check_output(output, force, [file])
-    run = load_run(file, verbose, import_options(trace_id, logs))
-    # The surrogate's reruns are known in advance (its baseline and one per mask); leave-one-out
-    # runs a baseline and at most --max-ablations probes, each --samples reruns.
-    total, at_most = None, False
-    if attribution is not None:
-        total = samples + masks
-    elif not culprits and missing_context is None:
-        total, at_most = samples * (1 + max_ablations), True
-    with rerun_progress(enabled=rerun is not None, total=total, at_most=at_most) as on_call:
-        result = bisect_run(run, opts, on_call=on_call)
-    emit(name, result, output, force)
-    if fail_on:
-        raised = [f.flag for f in result.report.honestyFlags]
-        hit = sorted({f for f in raised if "any" in fail_on or f in fail_on})
-        if hit:
-            raise GateTripped(f"gate tripped (--fail-on): honesty flag(s) raised: {', '.join(hit)}")
+    # The parameters are exactly the body's keyword arguments.
+    body.run(**locals())

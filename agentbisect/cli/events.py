@@ -1,4 +1,7 @@
-"""``afp events``: the run's unified domain-event stream (or its step graph)."""
+"""``afp events``: the run's unified domain-event stream (or its step graph).
+
+This module declares the options for typer; the body is ``agentbisect.commands.events.run``.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +14,9 @@ from agentbisect.cli.options import (
     TRACE_ID_OPT,
     VERBOSE_OPT,
     format_option,
-    import_options,
-    pick_format,
 )
-from agentbisect.errors import UsageError
+from agentbisect.commands import events as body
 from agentbisect.render.formats import EventsFormat
-
-# The run model and rendering are imported inside the command to keep `afp` start-up short.
 
 
 @app.command("events")
@@ -73,19 +72,5 @@ def events(
       afp events run.json --at 12               # ranges open at commit 12
       afp events run.json --steps               # the step graph
     """
-    from agentbisect.cli.common import load_run
-    from agentbisect.render import get_renderer
-    from agentbisect.render.console import stdout_is_terminal
-    from agentbisect.select import select_events, step_graph
-
-    if as_json and table:
-        raise UsageError("--json and --table exclude each other")
-    shorthand = "jsonl" if as_json else "table" if table else None
-    default = "table" if stdout_is_terminal() else "jsonl"
-    name = pick_format(fmt, shorthand, "--json/--table", default)
-    run = load_run(file, verbose, import_options(trace_id, logs))
-    if steps:
-        get_renderer(name).render(step_graph(run))
-        return
-    result = select_events(run, types=types, stage=stage, path=path, at=at, limit=limit)
-    get_renderer(name).render(result)
+    # The parameters are exactly the body's keyword arguments.
+    body.run(**locals())

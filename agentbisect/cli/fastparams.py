@@ -21,8 +21,8 @@ import re
 from enum import Enum
 from typing import Any
 
-_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
-_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?")
+from agentbisect.commands.spec import FLOAT_RE, INT_RE
+
 _NO = object()
 # typer's own hook, kept so tests can compare the cut against it.
 TYPER_GET_RUNTIME_PARAM: Any = None
@@ -53,8 +53,7 @@ def _plain(annotation: Any, info: Any, value: Any) -> Any:
         return value if type(value) is str else _NO
     if annotation is int or annotation is float:
         if type(value) is str:
-            pattern = _INT if annotation is int else _FLOAT
-            if not pattern.fullmatch(value):
+            if not re.fullmatch(INT_RE if annotation is int else FLOAT_RE, value):
                 return _NO
             number: int | float = annotation(value)
         elif type(value) is annotation or (annotation is float and type(value) is int):

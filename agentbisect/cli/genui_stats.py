@@ -1,25 +1,17 @@
 """``afp genui-stats``: generative-UI telemetry (``GenuiStats``) from a file or a database.
 
-``afp`` imports every command module at start-up, so this one imports only typer and the CLI
-plumbing at module level; numpy, msgspec schemas, the genui library and rich are imported inside
-the command, and only the commands that use them pay for them.
+This module declares the options for typer; the body is ``agentbisect.commands.genui_stats.run``.
 """
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING
-
 import typer
 
 from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import JSON_OPT, REPORT_FORMAT_OPT, VERBOSE_OPT, pick_json_format
-from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT, check_output, emit
-from agentbisect.errors import GateTripped, UsageError
+from agentbisect.cli.options import JSON_OPT, REPORT_FORMAT_OPT, VERBOSE_OPT
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT
+from agentbisect.commands import genui_stats as body
 from agentbisect.render.formats import ReportFormat
-
-if TYPE_CHECKING:
-    from agentbisect.schema.genui import GenuiStats
 
 
 @app.command("genui-stats")
@@ -92,73 +84,5 @@ def genui_stats(
       afp genui-stats calls.json.gz --from 2026-11-01 --to 2026-11-30 --json
       afp genui-stats --db sqlite:///telemetry.db --min-first-try-rate 0.9
     """
-    _check_options(file, db, table, query, from_day, to_day, min_first_try_rate, max_failed)
-    from agentbisect.genui.stats import genui_stats as compute
-
-    name = pick_json_format(fmt, as_json)
-    # A SQLite database named by --db is an input too: -o must never write over it.
-    sqlite = db[len("sqlite:///") :] if db is not None and db.startswith("sqlite:///") else None
-    check_output(output, force, [p for p in (file, sqlite) if p is not None])
-    result = compute(
-        file, db=db, table=table, query=query, from_day=from_day, to_day=to_day, scrub=scrub
-    )
-    emit(name, result, output, force)
-    if verbose:
-        from agentbisect.cli.common import say
-
-        say(
-            f"read rows from {result.source}: {result.stats.totals.calls:,} call(s) after "
-            "deduplication and the day range"
-        )
-    _gates(result.stats, min_first_try_rate, max_failed)
-
-
-def _check_options(
-    file: str | None,
-    db: str | None,
-    table: str | None,
-    query: str | None,
-    from_day: str | None,
-    to_day: str | None,
-    min_rate: float | None,
-    max_failed: int | None,
-) -> None:
-    if file is not None and db is not None:
-        raise UsageError("give a FILE or --db URL, not both")
-    if file is None and db is None:
-        raise UsageError("give a FILE of rows (- for stdin) or --db URL")
-    if db is None and (table is not None or query is not None):
-        raise UsageError("--table and --query need --db")
-    from agentbisect.genui.range import check_range
-
-    for flag, day in (("--from", from_day), ("--to", to_day)):
-        if day is not None:
-            try:
-                check_range(day, None)
-            except ValueError:
-                raise UsageError(f"{flag} {day!r}: expected a day as YYYY-MM-DD") from None
-    try:
-        check_range(from_day, to_day)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if min_rate is not None and not (math.isfinite(min_rate) and 0 <= min_rate <= 1):
-        raise UsageError(f"--min-first-try-rate {min_rate}: expected a rate between 0 and 1")
-    if max_failed is not None and max_failed < 0:
-        raise UsageError(f"--max-failed {max_failed}: expected a count ≥ 0")
-
-
-def _gates(stats: GenuiStats, min_rate: float | None, max_failed: int | None) -> None:
-    """CI gates, checked after the output is printed."""
-    from agentbisect.render.console import stderr_console
-
-    problems = []
-    rate = stats.totals.first_try_rate
-    if min_rate is not None:
-        if rate is None:
-            stderr_console().print("afp: no turns in range; --min-first-try-rate not evaluated")
-        elif rate < min_rate:
-            problems.append(f"first-try rate {rate:.4g} < --min-first-try-rate {min_rate:g}")
-    if max_failed is not None and stats.totals.failed > max_failed:
-        problems.append(f"{stats.totals.failed} failed calls > --max-failed {max_failed}")
-    if problems:
-        raise GateTripped("gate tripped: " + "; ".join(problems))
+    # The parameters are exactly the body's keyword arguments.
+    body.run(**locals())

@@ -1,8 +1,9 @@
-"""``afp record``: make a canonical recording from a capture or re-project an existing one."""
+"""``afp record``: make a canonical recording from a capture or re-project an existing one.
+
+This module declares the options for typer; the body is ``agentbisect.commands.record.run``.
+"""
 
 from __future__ import annotations
-
-from enum import StrEnum
 
 import typer
 
@@ -13,23 +14,10 @@ from agentbisect.cli.options import (
     TRACE_ID_OPT,
     VERBOSE_OPT,
     format_option,
-    import_options,
-    pick_json_format,
 )
+from agentbisect.commands import record as body
+from agentbisect.commands.record import DEFAULT_MAX_EVENTS, Detail
 from agentbisect.render.formats import SummaryFormat
-
-# The recorder, the loader's schemas and rich are imported inside the command: every `afp` call
-# imports this module, and start-up cost is paid thousands of times in CI.
-
-
-class Detail(StrEnum):
-    full = "full"
-    lean = "lean"
-
-
-# The value of agentbisect.record.DEFAULT_MAX_EVENTS, copied because typer needs it when this
-# module is imported and importing agentbisect.record for it would load the recorder every time.
-DEFAULT_MAX_EVENTS = 10_000
 
 HELP = """Write a canonical recording from a JSON Lines capture or any recording afp reads.
 
@@ -113,22 +101,5 @@ def record_command(
     trace_id: str | None = TRACE_ID_OPT,
     logs: list[str] | None = LOGS_OPT,
 ) -> None:
-    from agentbisect.convert import record_file
-    from agentbisect.render import get_renderer
-
-    name = pick_json_format(fmt, as_json)
-    summary = record_file(
-        input_path,
-        output,
-        detail=detail.value,
-        keep_embeddings=keep_embeddings,
-        max_events=max_events,
-        gzip=True if gzip else None,
-        force=force,
-        options=import_options(trace_id, logs),
-    )
-    get_renderer(name).render(summary)
-    if verbose:
-        from agentbisect.cli.common import say
-
-        say(f"read {summary.bytes_in:,} bytes as {summary.shape_in}; wrote {summary.bytes_out:,}")
+    # The parameters are exactly the body's keyword arguments.
+    body.run(**locals())

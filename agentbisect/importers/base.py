@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import msgspec
+from msgspec import Struct, field
 
 from agentbisect.honesty import HonestyFlag
 
@@ -13,8 +13,7 @@ Detail = Literal["full", "lean"]
 DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap
 
 
-@dataclass
-class ImportOptions:
+class ImportOptions(Struct):
     """Options only some formats take: which trace of several (``--trace-id``) and log records
     in other files (``--logs``) for OpenTelemetry traces. Importers that take none refuse them."""
 

@@ -14,8 +14,6 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from agentbisect.boundary.embeddings import summarize_embeddings
-from agentbisect.envelope import build_envelope, stream_complete, typed_run_ids
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
@@ -28,7 +26,6 @@ from agentbisect.load import (
     raw_kind,
     run_deep,
 )
-from agentbisect.record import normalize_cap
 from agentbisect.schema.recording import (
     BOUNDARY_ROW_NAME,
     ENVELOPE_FORMAT,
@@ -302,7 +299,7 @@ def _num(value: object) -> bool:
 
 def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
     """Summarise embeddings inside one JSON value, keeping the bytes when nothing changes."""
-    from agentbisect.boundary.embeddings import EMBEDDING_MARKER
+    from agentbisect.boundary.embeddings import EMBEDDING_MARKER, summarize_embeddings
 
     if keep or EMBEDDING_MARKER not in bytes(raw):
         return raw
@@ -335,8 +332,12 @@ def convert(
 def _reproject(
     loaded: Loaded, data: bytes, detail: Detail, keep: bool, max_events: object
 ) -> Conversion:
+    # Only `afp record` re-projects: the other commands read recordings without importing the
+    # recorder, envelope writer and file writer (7 modules and gzip, ~1.5 ms of every start).
     from agentbisect.boundary.lean import lean_raw
     from agentbisect.boundary.recorder import FULL_DESCRIPTION, LEAN_DESCRIPTION
+    from agentbisect.envelope import build_envelope, stream_complete, typed_run_ids
+    from agentbisect.record import normalize_cap
 
     notes: list[HonestyFlag] = []
     shape = loaded.shape

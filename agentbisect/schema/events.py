@@ -4,9 +4,11 @@ Lean events are the same types with the content fields absent, so one set of Str
 Every optional field defaults to ``UNSET`` so that "absent" and ``null`` stay apart. Bulky content
 (payloads, tool args and results) is kept as ``msgspec.Raw``: it is carried, not inspected, by
 most analyses, and decoding it lazily keeps large recordings cheap.
-"""
 
-from __future__ import annotations
+Annotations here are evaluated when each class is created (no ``from __future__ import
+annotations``): msgspec then builds its decoders from the types themselves instead of evaluating
+every annotation string, which saved ~1 ms of each ``afp`` start (tests/test_startup.py).
+"""
 
 from typing import Any, ClassVar, cast
 

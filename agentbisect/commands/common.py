@@ -1,0 +1,62 @@
+"""What several command bodies share: loading a run (with --verbose), import options, and the
+choice of output format from ``--format`` or a shorthand flag."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from agentbisect.errors import UsageError
+from agentbisect.render.safetext import clean
+
+if TYPE_CHECKING:
+    from agentbisect.run import ImportOptions, Run
+
+
+def load_run(path: str, verbose: bool, options: ImportOptions | None = None) -> Run:
+    from agentbisect.run import open_run
+
+    run = open_run(path, options)
+    if verbose:
+        lo = run.loaded
+        gz = ", gzip" if lo.compressed else ""
+        _err(f"afp: read {lo.file} ({lo.size:,} bytes{gz}) as shape {lo.shape_name}")
+        if lo.domain is not None:
+            _err(
+                f"afp: {len(run.events)} domain events from the {lo.domain_source}, mode "
+                f"{lo.mode} (decided by {lo.mode_source})"
+            )
+    return run
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(clean(line) + "\n")
+
+
+def say(line: str) -> None:
+    """One ``afp:`` line on stderr (for --verbose)."""
+    _err("afp: " + line)
+
+
+def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
+    """``ImportOptions`` for ``--trace-id``/``--logs``, or ``None`` when neither was given."""
+    if trace_id is None and not logs:
+        return None
+    from agentbisect.run import ImportOptions
+
+    return ImportOptions(trace_id=trace_id, logs=list(logs or []))
+
+
+def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str) -> str:
+    """The format name from ``--format`` or one shorthand flag (``--json``), never both."""
+    if fmt is not None and shorthand is not None and fmt.value != shorthand:
+        raise UsageError(f"give --format or {flag}, not both")
+    if fmt is not None:
+        return str(fmt.value)
+    return shorthand if shorthand is not None else default
+
+
+def pick_json_format(fmt: Enum | None, as_json: bool) -> str:
+    """``pick_format`` for the commands whose only shorthand is ``--json`` and default ``table``."""
+    return pick_format(fmt, "json" if as_json else None, "--json", "table")

@@ -1,0 +1,66 @@
+"""``afp events``'s option table and body (the options' help: ``agentbisect/cli/events.py``)."""
+
+from __future__ import annotations
+
+from agentbisect.commands.spec import (
+    LOGS,
+    TRACE_ID,
+    VERBOSE,
+    CommandSpec,
+    Opt,
+    file_arg,
+    format_opt,
+)
+from agentbisect.errors import UsageError
+from agentbisect.render.formats import EventsFormat
+
+SPEC = CommandSpec(
+    "events",
+    file_arg(),
+    Opt("types", "--type", "-t", default=[], metavar="TYPE", multiple=True),
+    Opt("stage", "--stage", metavar="STEP_ID"),
+    Opt("path", "--path", metavar="SUBFLOW_PATH"),
+    Opt("at", "--at", kind=float, metavar="COMMIT"),
+    Opt("limit", "--limit", kind=int, min=0, metavar="N"),
+    Opt("steps", "--steps", kind=bool),
+    format_opt(EventsFormat),
+    Opt("as_json", "--json", kind=bool),
+    Opt("table", "--table", kind=bool),
+    VERBOSE,
+    TRACE_ID,
+    LOGS,
+)
+
+
+def run(
+    *,
+    file: str,
+    types: list[str],
+    stage: str | None,
+    path: str | None,
+    at: float | None,
+    limit: int | None,
+    steps: bool,
+    fmt: EventsFormat | None,
+    as_json: bool,
+    table: bool,
+    verbose: bool,
+    trace_id: str | None,
+    logs: list[str] | None,
+) -> None:
+    from agentbisect.commands.common import import_options, load_run, pick_format
+    from agentbisect.render import get_renderer
+    from agentbisect.render.console import stdout_is_terminal
+    from agentbisect.select import select_events, step_graph
+
+    if as_json and table:
+        raise UsageError("--json and --table exclude each other")
+    shorthand = "jsonl" if as_json else "table" if table else None
+    default = "table" if stdout_is_terminal() else "jsonl"
+    name = pick_format(fmt, shorthand, "--json/--table", default)
+    run = load_run(file, verbose, import_options(trace_id, logs))
+    if steps:
+        get_renderer(name).render(step_graph(run))
+        return
+    result = select_events(run, types=types, stage=stage, path=path, at=at, limit=limit)
+    get_renderer(name).render(result)

@@ -1,0 +1,81 @@
+"""The one place errors become exit codes, shared by both front ends (typer's and the fast one).
+
+``call`` runs a command body: our error family prints one line and exits with its code, a closed
+pipe is a quiet 0, Ctrl-C is 130, anything else is an "internal error" line (a traceback too
+with ``--debug``) and 2. ``cli.app.guarded`` wraps it for typer; ``commands.main`` calls it
+directly.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from agentbisect.errors import AgentbisectError
+from agentbisect.render.console import flush_stdout, silence_stdout
+from agentbisect.render.safetext import clean
+
+
+class _State:
+    debug: bool = False
+
+
+state = _State()  # the root --debug, set by whichever front end parsed it
+
+# Errors writing to stdout that are the destination's fault, not afp's.
+_OUTPUT_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EBADF}
+)
+
+
+def say(message: str) -> None:
+    """``afp: MESSAGE`` on stderr; messages can quote recorded text, so it is scrubbed first."""
+    sys.stderr.write("afp: " + clean(message) + "\n")
+    sys.stderr.flush()
+
+
+def _traceback_if_debug() -> None:
+    if state.debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+
+
+def call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
+    """Run ``body(**kwargs)`` and return the exit code, having said what went wrong."""
+    try:
+        body(**kwargs)
+        flush_stdout()
+        return 0
+    except AgentbisectError as exc:
+        # --debug adds the traceback; the exit code stays the error's (2 for bad input),
+        # so a script does not mistake a debugged input error for a tripped gate (1).
+        _traceback_if_debug()
+        say(exc.message)
+        return exc.exit_code
+    except BrokenPipeError:
+        # `afp events … | head -1`: the reader left; that is not an error.
+        silence_stdout()
+        return 0
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
+    except Exception as exc:  # a bug: still no traceback unless asked for
+        _traceback_if_debug()
+        if isinstance(exc, RecursionError):
+            # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
+            name = kwargs.get("file") or kwargs.get("input_path") or "the input"
+            say(
+                f"{'<stdin>' if name == '-' else name}: nests too deeply to be analysed "
+                f"(a value decoded after loading is over {sys.getrecursionlimit():,} levels)"
+            )
+        elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:
+            # Every file afp writes reports its own errors: what is left is stdout, full or
+            # failing (`>/dev/full`). Point it at /dev/null so the exit flush cannot fail again.
+            silence_stdout()
+            say(f"cannot write the output to stdout ({exc.strerror or exc})")
+        else:
+            say(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
+        return 2

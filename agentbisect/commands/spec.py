@@ -1,0 +1,145 @@
+"""The option table of a command, without typer: what the fast front end parses argv with.
+
+Each command module in this package declares its parameters once more as ``Arg``/``Opt`` rows
+(name, flags, value type, default, bounds, choices); ``cli/<command>.py`` declares them for typer
+with their help. ``tests/test_fast_cli.py`` holds the two equal: every row against typer's real
+click parameter, and random valid command lines through both parsers to the same call.
+
+The value rules are typer's for the plain values they accept (a string; a decimal integer or
+float within ``min``/``max``; an Enum member named exactly, or case-insensitively for
+``--format``) and refuse everything else, which the fast front end then hands to typer so that
+every error message is typer's own.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any
+
+# What typer and click would read the same way: plain decimal, no sign but '-', no spaces, no
+# '_', no exponent; short enough to stay exact as a float.
+# Patterns, not compiled ones: `re` compiles them on first use (most command lines have no number).
+INT_RE = r"-?(?:0|[1-9][0-9]{0,17})"
+FLOAT_RE = r"-?(?:0|[1-9][0-9]{0,14})(?:\.[0-9]{1,15})?"
+
+NO = object()  # "not a plain value": typer decides, and words any error
+
+
+def choice(enum: type[Enum], case_sensitive: bool, value: str) -> Any:
+    """typer's choice rule: the first member whose value matches (casefolded when
+    case-insensitive), else ``NO``."""
+    want = value if case_sensitive else value.casefold()
+    for member in enum:
+        name = str(member.value)
+        if (name if case_sensitive else name.casefold()) == want:
+            return member
+    return NO
+
+
+def number(kind: type, value: str, lo: float | None, hi: float | None) -> Any:
+    """``int``/``float`` of a plain decimal within ``[lo, hi]``, else ``NO``."""
+    if not re.fullmatch(INT_RE if kind is int else FLOAT_RE, value):
+        return NO
+    got = kind(value)
+    if (lo is not None and got < lo) or (hi is not None and got > hi):
+        return NO
+    return got
+
+
+class Arg:
+    """The positional argument (each command has at most one)."""
+
+    __slots__ = ("default", "metavar", "name", "required")
+
+    def __init__(self, name: str, metavar: str, *, required: bool = True) -> None:
+        self.name = name
+        self.metavar = metavar
+        self.required = required
+        self.default = None
+
+
+class Opt:
+    """One option: a flag (``kind is bool``) or an option taking one value, maybe repeated."""
+
+    __slots__ = (
+        "case_sensitive",
+        "default",
+        "flags",
+        "kind",
+        "max",
+        "metavar",
+        "min",
+        "multiple",
+        "name",
+        "required",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        *flags: str,
+        kind: Any = str,
+        default: Any = None,
+        metavar: str | None = None,
+        min: float | None = None,
+        max: float | None = None,
+        multiple: bool = False,
+        required: bool = False,
+        case_sensitive: bool = True,
+    ) -> None:
+        self.name = name
+        self.flags = flags
+        self.kind = kind
+        self.default = False if kind is bool else default
+        self.metavar = metavar
+        self.min = min
+        self.max = max
+        self.multiple = multiple
+        self.required = required
+        self.case_sensitive = case_sensitive
+
+    def value(self, text: str) -> Any:
+        """The option's value for ``text`` as typer would pass it, or ``NO``."""
+        if self.kind is str:
+            return text
+        if self.kind is int or self.kind is float:
+            return number(self.kind, text, self.min, self.max)
+        return choice(self.kind, self.case_sensitive, text)
+
+
+def format_opt(enum: type[Enum]) -> Opt:
+    """``--format/-f``, as ``cli.options.format_option`` declares it."""
+    return Opt("fmt", "--format", "-f", kind=enum, case_sensitive=False)
+
+
+def file_arg() -> Arg:
+    return Arg("file", "FILE")
+
+
+JSON = Opt("as_json", "--json", kind=bool)
+VERBOSE = Opt("verbose", "--verbose", "-v", kind=bool)
+TRACE_ID = Opt("trace_id", "--trace-id", metavar="TRACE_ID")
+LOGS = Opt("logs", "--logs", metavar="FILE", multiple=True)
+OUTPUT = Opt("output", "-o", "--output", metavar="FILE")
+FORCE = Opt("force", "--force", kind=bool)
+
+
+class CommandSpec:
+    """A command's name, its positional argument and its options, in declaration order."""
+
+    __slots__ = ("arg", "by_flag", "name", "options")
+
+    def __init__(self, name: str, arg: Arg, *options: Opt) -> None:
+        self.name = name
+        self.arg = arg
+        self.options = options
+        self.by_flag = {flag: opt for opt in options for flag in opt.flags}
+
+    def defaults(self) -> dict[str, Any]:
+        """The keyword values of a call that gives no option (typer's values for absent ones)."""
+        out: dict[str, Any] = {self.arg.name: self.arg.default}
+        for opt in self.options:
+            default = opt.default
+            out[opt.name] = list(default) if isinstance(default, list) else default
+        return out
