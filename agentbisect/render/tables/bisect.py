@@ -12,26 +12,24 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.report import AblationRunStats, Attribution
+from agentbisect.bisect.report import Attribution
 from agentbisect.bisect.result import BisectResult
 from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
-from agentbisect.render.text import cost_line, fit_text, hop_text, search_lines, signed
+from agentbisect.render.text import (
+    cost_line,
+    fit_text,
+    hop_text,
+    search_lines,
+    signed,
+    stats_text,
+)
 
 # Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
 MAX_HOPS = 5
 KEEP_HOPS = 3
-
-
-def stats_text(b: AblationRunStats) -> str:
-    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max]."""
-    s = b.similarity
-    return (
-        f"{b.flips}/{b.samples} flipped · similarity {to_fixed(s.mean, 3)} ± "
-        f"{to_fixed(s.stdev, 3)} [{to_fixed(s.min, 3)}, {to_fixed(s.max, 3)}]"
-    )
 
 
 def render_report(result: BisectResult) -> None:
