@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -380,25 +379,3 @@ def test_errors_on_a_flagged_recording_stay_one_line(args: list[str]) -> None:
     legacy = str(UPSTREAM / "react-tools-legacy.recording.json")
     res = cli(args[0], legacy, *args[1:])
     assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
-
-
-def test_rerun_progress_shows_done_of_total_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
-
-    from rich.console import Console
-    from rich.progress import TimeRemainingColumn
-
-    from agentbisect.render import progress
-
-    assert any(isinstance(c, TimeRemainingColumn) for c in progress.progress_columns(6, True))
-    assert not any(isinstance(c, TimeRemainingColumn) for c in progress.progress_columns(None))
-    screen = io.StringIO()
-    fake = Console(file=screen, force_terminal=True, width=100)
-    monkeypatch.setattr(progress, "stderr_is_terminal", lambda: True)
-    monkeypatch.setattr(progress, "stderr_console", lambda: fake)
-    with progress.rerun_progress(enabled=True, total=6, at_most=True) as on_call:
-        assert on_call is not None
-        on_call("baseline", 1)
-        on_call("baseline", 2)
-        time.sleep(0.3)  # let the bar refresh once
-    assert "/≤6 reruns" in screen.getvalue()
