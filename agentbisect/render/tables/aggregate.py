@@ -14,6 +14,7 @@ from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
+from agentbisect.render.fit import Col, fitted_table, left_out_note
 from agentbisect.render.flags import print_flags
 from agentbisect.render.safetext import safe
 from agentbisect.results import AggregateResult
@@ -157,27 +158,45 @@ def flags_block(flags: list[Any]) -> None:
 def calls_table(calls: list[dict[str, Any]]) -> None:
     """Imported runs: one row per LLM/tool step, with the ids ``bisect --at-step`` takes."""
     con = stdout_console()
-    table = Table(title="Calls (bisect --at-step STEP, or --at-llm N)", title_justify="left")
-    for name, just in (
-        ("step", "left"),
-        ("N", "right"),
-        ("model / tool", "left"),
-        ("tok in", "right"),
-        ("tok out", "right"),
-        ("", "left"),
-    ):
-        table.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
+    failed = any(c.get("failed") for c in calls)
+    cols = [
+        Col("step"),  # an id to copy into --at-step: one line, whole
+        Col("N", "right"),
+        Col("model / tool", wrap=True, drop=2),
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True, drop=1),
+        Col("tok out", "right", wrap=True, drop=1),
+    ]
+    if failed:
+        cols.append(Col(""))
+    rows: list[list[str | Text]] = []
     for c in calls:
         tokens = c.get("tokens") or {}
-        table.add_row(
+        row: list[str | Text] = [
             safe(c["step"]),
             str(c["llmIndex"]) if "llmIndex" in c else "",
             safe(c.get("model") or c.get("toolName") or ""),
             f"{tokens['input']:,}" if "input" in tokens else "",
             f"{tokens['output']:,}" if "output" in tokens else "",
-            Text("failed", style="red") if c.get("failed") else "",
-        )
+        ]
+        if failed:
+            row.append(Text("failed", style="red") if c.get("failed") else "")
+        rows.append(row)
+    table, left_out = fitted_table(
+        cols,
+        rows,
+        con.width,
+        title="Calls (bisect --at-step STEP, or --at-llm N)",
+        title_justify="left",
+    )
     con.print(table)
+    _say_left_out(left_out, con.width)
+
+
+def _say_left_out(headers: list[str], width: int) -> None:
+    note = left_out_note(headers, width)
+    if note is not None:
+        stdout_console().print(Text(note, style="dim"))
 
 
 def render_aggregate(result: AggregateResult) -> None:
@@ -193,33 +212,50 @@ def render_aggregate(result: AggregateResult) -> None:
 
 
 def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
-    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes."""
+    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes.
+
+    Identifiers (step ids, model and tool names) never break mid-word: a model shared by every
+    call moves into the title, and at a narrow terminal the least needed columns are left out
+    (and the table says which) rather than folding ``get_refund_policy`` over two lines.
+    """
     con = stdout_console()
     if not calls:
         con.print(safe("LLM calls: none recorded"), style="dim")
         return
-    table = Table(title=f"LLM calls ({len(calls)})", title_justify="left", pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("step id", no_wrap=True)
-    table.add_column("model", overflow="fold")
-    table.add_column("tok in", justify="right", no_wrap=True)
-    table.add_column("tok out", justify="right", no_wrap=True)
-    table.add_column("latency", justify="right", no_wrap=True)
-    table.add_column("tools asked for", overflow="fold")
+    title = Text(f"LLM calls ({len(calls)})")
+    models = {c.model for c in calls}
+    one_model = len(models) == 1 and len(calls) > 1
+    if one_model:
+        title.append(" · model ")
+        title.append_text(safe(next(iter(models))))
+    cols = [Col("#", "right"), Col("step id")]
+    if not one_model:
+        cols.append(Col("model", wrap=True, drop=2))
+    cols += [
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True, drop=3),
+        Col("tok out", "right", wrap=True, drop=3),
+        Col("latency", "right", drop=1),
+        Col("tools asked for", wrap=True),
+    ]
+    rows: list[list[str | Text]] = []
     for c in calls:
         step = safe(c.step)
         if c.step not in localizable:
             step.append(" *", style="dim")
-        table.add_row(
-            str(c.index),
-            step,
-            safe(c.model),
+        row: list[str | Text] = [str(c.index), step]
+        if not one_model:
+            row.append(safe(c.model))
+        row += [
             "" if c.tokensIn is None else f"{c.tokensIn:,}",
             "" if c.tokensOut is None else f"{c.tokensOut:,}",
             "" if c.latencyMs is None else _dur(c.latencyMs),
             safe(", ".join(c.tools)),
-        )
+        ]
+        rows.append(row)
+    table, left_out = fitted_table(cols, rows, con.width, title=title, title_justify="left")
     con.print(table)
+    _say_left_out(left_out, con.width)
     if any(c.step not in localizable for c in calls):
         con.print(
             safe(

@@ -1,0 +1,172 @@
+"""Tables at 80 and 120 columns (issue 10, readable screens): no line wider than the terminal,
+and no identifier — a step id, tool or model name, a suspect's identity, a verdict — broken
+mid-word. Run over every recording and trace fixture; what a narrow terminal leaves out, the
+table says it left out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from agentbisect.render.fit import Col, column_widths
+from tests.conftest import FIXTURES, MINI, UPSTREAM, cli
+
+INPUTS = sorted(
+    [
+        *UPSTREAM.glob("*.recording.json"),
+        UPSTREAM / "demo-turn.json",
+        *MINI.glob("*.json"),
+        *(
+            p
+            for p in (FIXTURES / "otel").glob("*.json*")
+            if ".truth." not in p.name and ".logs." not in p.name
+        ),
+        FIXTURES / "hostile" / "xss-tools.recording.json",
+    ]
+)
+WIDTHS = [80, 120]
+SANS_MOCK_NOTICE = {"AGENTBISECT_DEFAULT_EMBEDDER": "mock"}
+
+
+def _run(width: int, *args: str) -> str:
+    res = cli(*args, env={"COLUMNS": str(width), "LINES": "50"})
+    assert res.exit_code == 0, res.stderr
+    return str(res.stdout)
+
+
+def _too_wide(text: str, width: int) -> list[str]:
+    return [line for line in text.splitlines() if cell_len(line) > width]
+
+
+def _left_out(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if line.startswith("not shown at"))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
+def test_aggregate_tables_fit_and_keep_identifiers_whole(path: Path, width: int) -> None:
+    shown = _run(width, "aggregate", str(path))
+    assert not _too_wide(shown, width)
+    doc = json.loads(_run(width, "aggregate", str(path), "--json"))
+    dropped = _left_out(shown)
+    words: set[str] = set()
+    if "calls" in doc:  # imported runs: the calls table
+        for c in doc["calls"]:
+            words.add(c["step"])
+            if "model / tool" not in dropped:
+                words.add(c.get("model") or c.get("toolName") or "")
+    else:
+        one_model = len({c["model"] for c in doc["llmCalls"]}) == 1
+        for c in doc["llmCalls"]:
+            words.add(c["step"])
+            words.update(c["tools"])
+            if not one_model and "model" not in dropped:
+                words.update(c["model"].split())
+    tokens = set(shown.split())
+    broken = sorted(w for w in words if w and w not in shown)
+    assert not broken, broken
+    # whole on one line: an identifier is a token of the screen, not split across two lines
+    assert all(w in tokens or any(w in t for t in tokens) for w in words if w and " " not in w)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize(
+    "path",
+    [p for p in INPUTS if p.name not in ("demo-turn.json",) and "multi-agent" not in p.name],
+    ids=lambda p: p.name,
+)
+def test_bisect_table_fits_and_keeps_identities_whole(path: Path, width: int) -> None:
+    args = ["bisect", str(path), "--at-llm", "-1", "--embedder", "mock"]
+    res = cli(*args, env={"COLUMNS": str(width), "LINES": "50"})
+    if res.exit_code == 2:  # e.g. a composition: nothing at the top level to localize
+        pytest.skip(res.stderr.strip())
+    shown = str(res.stdout)
+    assert res.exit_code == 0, res.stderr
+    assert not _too_wide(shown, width)
+    doc = json.loads(str(cli(*args, "--json", env={"COLUMNS": str(width)}).stdout))
+    table = shown[: shown.index("What each suspect said")]
+    for s in doc["suspects"]:
+        d = s.get("detail") or {}
+        ident = d.get("toolName") or d.get("injectionId") or s["source"]
+        assert f" {ident} " in table, (ident, table)
+
+
+def test_a_causal_table_keeps_verdicts_whole_at_80(tmp_path: Path) -> None:
+    answer = tmp_path / "answer.py"
+    answer.write_text(
+        "import json, sys\n"
+        "ids = json.dumps(json.load(sys.stdin))\n"
+        "print('Refund declined' if 'promo-fact' in ids else 'Refund APPROVED')\n"
+    )
+    for ranking in ("evidence-first", "upstream"):
+        shown = _run(
+            80,
+            "bisect",
+            str(MINI / "mini-a.json"),
+            "--at-step",
+            "llm#6",
+            "--embedder",
+            "mock",
+            "--ranking",
+            ranking,
+            "--rerun",
+            f"{sys.executable} {answer}",
+            "--comparator",
+            "contains:APPROVED",
+            "--original-output",
+            "Refund APPROVED",
+        )
+        assert not _too_wide(shown, 80)
+        assert "confirmed 3/3" in shown and "not-confirmed 0/3" in shown
+        # every score whole (the upstream ranking's path column was cut to "0.9…" before)
+        table = shown[shown.index("Suspects (") :]
+        table = table[: min(i for i in (table.find("What each"), table.find("≤ path")) if i > 0)]
+        assert "…" not in table, table
+
+
+def test_rich_alone_folds_an_identifier_the_fit_keeps_whole() -> None:
+    """The failure this module guards against, shown on rich's own layout: it narrows the
+    widest column first, folding execute_tool:get_refund_policy#5 with room to spare elsewhere."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = [
+        ["execute_tool:get_refund_policy#5", "", "get_refund_policy", "", ""],
+        ["ChatOpenAI#4", "1", "gpt-4o-mini-2024-07-18", "437", "50"],
+    ]
+    plain = Table(title="Calls")
+    for h in ("step", "N", "model / tool", "tok in", "tok out"):
+        plain.add_column(h, overflow="fold")
+    for r in rows:
+        plain.add_row(*r)
+    out = io.StringIO()
+    Console(file=out, width=80).print(plain)
+    assert "execute_tool:get_refund_policy#5" not in out.getvalue()  # rich broke it
+    cols = [
+        Col("step"),
+        Col("N", "right"),
+        Col("model / tool", wrap=True, drop=2),
+        Col("tok in", "right", wrap=True, drop=1),
+        Col("tok out", "right", wrap=True, drop=1),
+    ]
+    kept, widths = column_widths(cols, rows, 80)
+    assert kept == [0, 1, 2, 3, 4] and widths[0] == len("execute_tool:get_refund_policy#5")
+
+
+def test_the_narrowest_columns_go_first_and_words_never_split() -> None:
+    cols = [Col("id"), Col("a", wrap=True, drop=2), Col("b", wrap=True, drop=1)]
+    rows = [["x" * 30, "alpha beta gamma", "delta epsilon"]]
+    for width in range(20, 90):
+        kept, widths = column_widths(cols, rows, width)
+        if 0 in kept and sum(w or 0 for w in widths) + 3 * len(kept) - 1 <= width:
+            for i in kept:
+                longest = max(len(w) for w in [cols[i].header, *rows[0][i].split()])
+                assert (widths[i] or 0) >= longest
+    assert column_widths(cols, rows, 40)[0] == [0, 1]  # b (drop 1) left out before a
+    assert column_widths(cols, rows, 20)[0] == [0]
