@@ -45,7 +45,10 @@ def compact(lines: list[str], room: int) -> list[str]:
     if room <= 0:
         return []
     rest = len(lines) - (room - 1)
-    return [*lines[: room - 1], f"afp: … and {rest} more warning line(s), held back before the error"]
+    return [
+        *lines[: room - 1],
+        f"afp: … and {rest} more warning line(s), held back before the error",
+    ]
 
 
 @contextlib.contextmanager
