@@ -379,3 +379,27 @@ def test_errors_on_a_flagged_recording_stay_one_line(args: list[str]) -> None:
     legacy = str(UPSTREAM / "react-tools-legacy.recording.json")
     res = cli(args[0], legacy, *args[1:])
     assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
+
+
+# ------------------------------------------------------------------------- -o on every report
+
+
+@pytest.mark.parametrize("command", ["events", "aggregate", "bisect", "genui-stats"])
+def test_every_report_command_takes_an_output_file(command: str) -> None:
+    text = cli(command, "--help").stdout
+    assert "-o, --output FILE" in text and "--force" in text
+
+
+def test_events_output_file_follows_record_rules(tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    res = cli("events", REACT, "-o", str(out))
+    assert res.exit_code == 0 and res.stdout == ""
+    assert out.read_bytes() == cli("events", REACT, "--json").stdout_bytes  # JSON Lines
+    again = cli("events", REACT, "-o", str(out))
+    assert again.exit_code == 2 and "--force" in again.stderr
+    refused = cli("events", REACT, "-o", REACT)
+    assert refused.exit_code == 2 and "refusing to overwrite the input" in refused.stderr
+    forced = cli("events", REACT, "--steps", "--format", "json", "-o", str(out), "--force")
+    assert forced.exit_code == 0 and json.loads(out.read_text())["nodes"]
+    table = cli("events", REACT, "--table", "-o", str(out), "--force")
+    assert table.exit_code == 0 and out.read_text().count("\n") >= 166

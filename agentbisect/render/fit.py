@@ -10,6 +10,7 @@ than the whole terminal still folds (there is no whole-word way to show it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,14 +33,61 @@ class Col:
     wrap: bool = False
     drop: int = 0
     style: str | None = None
+    breaks: str = ""  # a cell may also break after these (the "/" of a subflow path)
 
 
 def _plain(cell: Cell) -> str:
     return cell.plain if isinstance(cell, Text) else cell
 
 
-def _longest_word(text: str) -> int:
-    return max((cell_len(w) for w in text.split()), default=0)
+def _pieces(text: str, breaks: str) -> list[str]:
+    """``text`` cut after each break character (the pieces keep it): the units a line may end
+    with, besides whitespace."""
+    out, start = [], 0
+    for i, ch in enumerate(text):
+        if ch in breaks:
+            out.append(text[start : i + 1])
+            start = i + 1
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def _longest_word(text: str, breaks: str = "") -> int:
+    words = text.split()
+    if breaks:
+        words = [p for w in words for p in _pieces(w, breaks)]
+    return max((cell_len(w) for w in words), default=0)
+
+
+def _prewrap(cell: Cell, width: int, breaks: str) -> Cell:
+    """Break a cell's long words after its break characters so each line fits ``width``
+    (rich wraps only at spaces: it would fold ``step-research/researcher`` mid-word)."""
+    text = cell if isinstance(cell, Text) else Text(cell)
+    plain = text.plain
+    if cell_len(plain) <= width or not any(ch in plain for ch in breaks):
+        return cell
+    cuts: list[int] = []
+    line, at = 0, 0
+    for word in re.finditer(r"\S+|\s+", plain):
+        chunk = word.group()
+        if chunk.isspace():
+            line += cell_len(chunk)
+            at = word.end()
+            continue
+        for piece in _pieces(chunk, breaks):
+            n = cell_len(piece)
+            if line and line + n > width:
+                cuts.append(at)
+                line = 0
+            line += n
+            at += len(piece)
+    if not cuts:
+        return cell
+    lines = list(text.divide(cuts))
+    for ln in lines:
+        ln.rstrip()  # (in place) the space a line was cut at
+    return Text("\n").join(lines)
 
 
 def _extra(n: int, pad_edge: bool) -> int:
@@ -61,8 +109,8 @@ def column_widths(
     for i, c in enumerate(cols):
         cells = [_plain(r[i]) for r in rows]
         full = max([cell_len(c.header), *(cell_len(x) for x in cells)])
-        if c.wrap:
-            least = max([_longest_word(c.header), *(_longest_word(x) for x in cells)])
+        if c.wrap or c.breaks:
+            least = max([_longest_word(c.header), *(_longest_word(x, c.breaks) for x in cells)])
         else:
             least = full
         lo.append(max(1, least))
@@ -80,7 +128,7 @@ def column_widths(
     widths = {i: hi[i] for i in kept}
     excess = sum(widths.values()) + _extra(len(kept), pad_edge) - width
     while excess > 0:
-        slack = [i for i in kept if cols[i].wrap and widths[i] > lo[i]]
+        slack = [i for i in kept if (cols[i].wrap or cols[i].breaks) and widths[i] > lo[i]]
         if not slack:
             break
         # the columns that would be left out first give up their room first, widest first
@@ -117,13 +165,16 @@ def fitted_table(
             justify=c.justify,  # type: ignore[arg-type]
             style=c.style,
             width=widths[i],
-            no_wrap=not c.wrap,
+            no_wrap=not (c.wrap or c.breaks),
             # Only a word wider than the whole terminal meets this: fold it rather than lose it.
             overflow="fold",
         )
     after = set(sections)
     for n, r in enumerate(rows):
-        table.add_row(*(r[i] for i in kept), end_section=n in after)
+        cells = [
+            _prewrap(r[i], widths[i] or 1, cols[i].breaks) if cols[i].breaks else r[i] for i in kept
+        ]
+        table.add_row(*cells, end_section=n in after)
     return table, [cols[i].header for i in range(len(cols)) if i not in kept]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from msgspec import UNSET
-from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
@@ -28,48 +27,53 @@ def rollup_table(
     run_row: BoundaryAggregate, aggs: list[BoundaryAggregate], hide: list[bool], show_all: bool
 ) -> None:
     con = stdout_console()
-    table = Table(title="Rollups", title_justify="left", pad_edge=False)
-    for name, just in (
-        ("label", "left"),
-        ("kind", "left"),
-        ("path", "left"),
-        ("LLM", "right"),
-        ("tools", "right"),
-        ("iter", "right"),
-        ("tok in", "right"),
-        ("tok out", "right"),
-        ("duration", "right"),
-    ):
-        table.add_column(name, justify=just, overflow="fold", no_wrap=just == "right")  # type: ignore[arg-type]
-    table.add_row(
-        Text("Run", style="bold"),
-        "run",
-        "",
-        str(run_row.llmCalls),
-        str(run_row.toolCalls),
-        str(run_row.iterations),
-        f"{run_row.tokens.input:,}",
-        f"{run_row.tokens.output:,}",
-        _dur(run_row.durationMs),
-        end_section=True,
-    )
-    shown = 0
+    cols = [
+        Col("label", wrap=True),
+        Col("kind", drop=1),
+        # a subflow path breaks after a "/", never inside a name
+        Col("path", breaks="/"),
+        Col("LLM", "right"),
+        Col("tools", "right"),
+        Col("iter", "right", drop=2),
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True),
+        Col("tok out", "right", wrap=True),
+        Col("duration", "right"),
+    ]
+    rows: list[list[str | Text]] = [
+        [
+            Text("Run", style="bold"),
+            "run",
+            "",
+            str(run_row.llmCalls),
+            str(run_row.toolCalls),
+            str(run_row.iterations),
+            f"{run_row.tokens.input:,}",
+            f"{run_row.tokens.output:,}",
+            _dur(run_row.durationMs),
+        ]
+    ]
     for a, h in zip(aggs, hide, strict=True):
         if h and not show_all:
             continue
-        shown += 1
-        table.add_row(
-            safe(a.label),
-            safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
-            safe("/".join(a.subflowPath[1:])),
-            str(a.llmCalls),
-            str(a.toolCalls),
-            str(a.iterations),
-            f"{a.tokens.input:,}",
-            f"{a.tokens.output:,}",
-            _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+        rows.append(
+            [
+                safe(a.label),
+                safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
+                safe("/".join(a.subflowPath[1:])),
+                str(a.llmCalls),
+                str(a.toolCalls),
+                str(a.iterations),
+                f"{a.tokens.input:,}",
+                f"{a.tokens.output:,}",
+                _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+            ]
         )
+    table, left_out = fitted_table(
+        cols, rows, con.width, title="Rollups", title_justify="left", sections=[0]
+    )
     con.print(table)
+    _say_left_out(left_out, con.width)
     n_hidden = sum(hide) if not show_all else 0
     if n_hidden:
         con.print(
@@ -131,16 +135,15 @@ def strip_table(stops: list[Stop]) -> None:
     if not stops:
         con.print(safe("Step strip: empty (no boundary index)"), style="dim")
         return
-    table = Table(title="Step strip", title_justify="left", pad_edge=False)
-    table.add_column("commit", justify="right")
-    table.add_column("stop")
-    table.add_column("stage", style="dim")
+    rows: list[list[str | Text]] = []
     for s in stops:
         label = Text("  " * s.depth)
         label.append(safe(s.label, "bold" if s.kind == "group-start" else "italic"))
         if s.coActiveGroupIds is not UNSET:
             label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))
-        table.add_row(safe(s.commitIdx), label, safe(s.runtimeStageId))
+        rows.append([safe(s.commitIdx), label, safe(s.runtimeStageId)])
+    cols = [Col("commit", "right"), Col("stop", wrap=True), Col("stage", style="dim", breaks="/")]
+    table, _ = fitted_table(cols, rows, con.width, title="Step strip", title_justify="left")
     con.print(table)
 
 
@@ -228,7 +231,7 @@ def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
     if one_model:
         title.append(" · model ")
         title.append_text(safe(next(iter(models))))
-    cols = [Col("#", "right"), Col("step id")]
+    cols = [Col("#", "right"), Col("step id", breaks="/")]
     if not one_model:
         cols.append(Col("model", wrap=True, drop=2))
     cols += [

@@ -82,7 +82,7 @@ def render_report(result: BisectResult) -> None:
     # The stage (id and name) is the least read column, and it is in the evidence-path tree
     # below: at a narrow terminal it goes first, rather than fold ids like
     # execute_tool:get_refund_policy#5 mid-word. Ids and scores keep one line, whole.
-    cols.append(Col("stage", wrap=True, drop=1))
+    cols.append(Col("stage", wrap=True, drop=1, breaks="/"))
     if evidence_first:
         cols += [Col("evidence", "right"), Col("path", "right")]
     else:
