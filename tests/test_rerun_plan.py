@@ -5,11 +5,7 @@ bound they never exceed; and the bar on a real terminal shows ``done/total`` wit
 from __future__ import annotations
 
 import io
-import os
-import pty
 import re
-import select
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,7 +25,7 @@ from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.localize import localize
 from agentbisect.bisect.surrogate import SurrogateOptions, run_surrogate
 from agentbisect.run import Run, open_run
-from tests.conftest import FIXTURES, MINI, PLANTED, ROOT
+from tests.conftest import FIXTURES, MINI, PLANTED, afp_on_a_terminal
 from tests.surrogate_cases import approved_changed, context_suspects
 
 ORIGINAL = "Refund APPROVED"
@@ -176,30 +172,8 @@ def test_the_bar_shows_an_exact_total_and_the_time_left(monkeypatch: pytest.Monk
 
 
 def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
-    leader, follower = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentbisect", *args],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        env=env,
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 1 << 16)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    proc.communicate(timeout=60)
-    return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+    code, shown = afp_on_a_terminal(*args)
+    return code, shown.decode("utf-8", "replace")
 
 
 def test_a_real_rerun_shows_the_exact_total(tmp_path: Path) -> None:
