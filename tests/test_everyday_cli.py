@@ -285,7 +285,14 @@ def test_drill_by_group_name() -> None:
     several = cli("aggregate", REACT, "--drill", "sf-tools")
     assert several.exit_code == 2 and "pick one: sf-tools#11" in several.stderr
     typo = cli("aggregate", REACT, "--drill", "sf-toolz")
-    assert typo.exit_code == 2 and "nearest group ids: sf-tools#" in typo.stderr
+    assert typo.exit_code == 2 and "nearest groups: sf-tools#" in typo.stderr
+    # the name the tree shows ("research [Parallel]  step-research#14") finds the group too
+    shown_name = json.loads(cli("aggregate", comp, "--drill", "research", "--json").stdout)
+    assert shown_name["strip"] == by_id["strip"]
+    tools = cli("aggregate", REACT, "--drill", "Tools")
+    assert tools.exit_code == 2 and "5 groups have this name; pick one: sf-tools#11" in tools.stderr
+    near = cli("aggregate", comp, "--drill", "reserch")
+    assert near.exit_code == 2 and "research" in near.stderr.split("nearest groups:")[1]
 
 
 def test_text_names_the_cli_option_not_the_library_api() -> None:
