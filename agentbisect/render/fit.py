@@ -100,8 +100,9 @@ def column_widths(
 ) -> tuple[list[int], list[int | None]]:
     """The columns kept (indexes) and a width for each column (None: left out).
 
-    Widths never go below a column's longest word; the total (with borders) is at most
-    ``width`` unless a single word is wider than that.
+    Widths never go below a column's longest word unless one word is wider than all the room
+    there is: then only the widest column gives (and folds it). The total, borders included, is
+    at most ``width`` whenever that is possible at all.
     """
     n = len(cols)
     lo: list[int] = []
@@ -135,6 +136,15 @@ def column_widths(
         widest = max(slack, key=lambda i: (cols[i].drop > 0, -cols[i].drop, widths[i], i))
         widths[widest] -= 1
         excess -= 1
+    # Still too wide: a single word wider than the room left (an absurdly long tool name). Only
+    # the widest column gives, folding that word; the others (kinds, scores) stay whole, where
+    # rich would narrow every column evenly.
+    while excess > 0:
+        widest = max(kept, key=lambda i: (widths[i], i))
+        if widths[widest] <= 1:
+            break
+        widths[widest] -= 1
+        excess -= 1
     return kept, [widths.get(i) for i in range(n)]
 
 
@@ -160,12 +170,14 @@ def fitted_table(
     table = Table(pad_edge=pad_edge, **table_args)
     for i in kept:
         c = cols[i]
+        full = max([cell_len(c.header), *(cell_len(_plain(r[i])) for r in rows)])
         table.add_column(
             c.header,
             justify=c.justify,  # type: ignore[arg-type]
             style=c.style,
             width=widths[i],
-            no_wrap=not (c.wrap or c.breaks),
+            # one line unless even the column's longest word had no room (then it folds)
+            no_wrap=not (c.wrap or c.breaks) and (widths[i] or 0) >= full,
             # Only a word wider than the whole terminal meets this: fold it rather than lose it.
             overflow="fold",
         )
