@@ -17,23 +17,25 @@ if TYPE_CHECKING:
 def progress_columns() -> list[ProgressColumn]:
     """Spinner, phase and probe, bar, ``done/total reruns`` (``done/≤total`` for a bound) and
     the time left (``≤`` likewise); a plain count while no total is known."""
-    from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, SpinnerColumn, Task, TextColumn, TimeRemainingColumn
     from rich.text import Text
 
+    def unplanned(task: Task) -> bool:  # no total yet, or more reruns than planned
+        return task.total is None or task.completed > task.total
+
     class Count(TextColumn):
-        def render(self, task: object) -> Text:
-            done, total = task.completed, task.total  # type: ignore[attr-defined]
-            if total is None or done > total:
-                return Text(f"{done:g} rerun(s)")
-            bound = task.fields.get("bound", "")  # type: ignore[attr-defined]
-            return Text(f"{done:g}/{bound}{total:g} reruns")
+        def render(self, task: Task) -> Text:
+            if unplanned(task):
+                return Text(f"{task.completed:g} rerun(s)")
+            bound = task.fields.get("bound", "")
+            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns")
 
     class Left(TimeRemainingColumn):
-        def render(self, task: object) -> Text:
-            if task.total is None or task.completed > task.total:  # type: ignore[attr-defined]
+        def render(self, task: Task) -> Text:
+            if unplanned(task):
                 return Text("")
-            left = super().render(task)  # type: ignore[arg-type]
-            bound = task.fields.get("bound", "")  # type: ignore[attr-defined]
+            left = super().render(task)
+            bound = task.fields.get("bound", "")
             return Text(bound) + left if bound else left
 
     # The description quotes recorded step ids: never parse it as markup.
