@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agentbisect.honesty import HonestyFlag
+from agentbisect.render.notes import note
 from agentbisect.render.safetext import safe
 
 if TYPE_CHECKING:
@@ -34,8 +35,7 @@ def print_flags(console: Console, flags: Sequence[HonestyFlag]) -> None:
 
 
 def stderr_flags(flags: Sequence[HonestyFlag]) -> None:
-    """One plain line per flag on stderr (when stdout carries a machine-readable stream)."""
-    from agentbisect.render.notes import note
-
+    """One plain line per flag on stderr (when stdout carries a machine-readable stream), held
+    until the command ends (``render.notes``)."""
     for f in flags:
         note(flag_line(f))
