@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agentbisect.render import notes
-from tests.conftest import FIXTURES, GENUI, MINI, PLANTED, UPSTREAM, cli
+from tests.conftest import FIXTURES, GENUI, MINI, PLANTED, UPSTREAM, afp_proc, cli
 
 FLAGGED = [
     UPSTREAM / "react-tools-legacy.recording.json",  # commit-axis-absent
@@ -86,6 +86,13 @@ def test_a_tripped_gate_after_many_warnings_is_three_lines(tmp_path: Path, fmt: 
     # the same run without the gate prints every warning: nothing is lost on success
     ok = cli("genui-stats", str(rows), *fmt)
     assert ok.exit_code == 0 and len(ok.stderr.splitlines()) == 21
+
+
+def test_the_fast_front_end_holds_warnings_too(tmp_path: Path) -> None:
+    rows = _inconsistent_rows(tmp_path, 30)
+    proc = afp_proc("genui-stats", str(rows), "--json", "--max-failed", "0")
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 3, proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("afp: gate tripped")
 
 
 def test_a_bisect_gate_after_its_warnings(tmp_path: Path) -> None:
