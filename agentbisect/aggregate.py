@@ -22,8 +22,8 @@ def _is_zero(a: BoundaryAggregate) -> bool:
 
 
 def resolve_group(run: Run, name: str) -> str:
-    """A group id from ``--drill``: exact, or a name without ``#N`` when only one group has it;
-    otherwise a usage error with the candidates or the nearest ids."""
+    """A group id from ``--drill``: exact, or without ``#N``, or the group's shown name, when only
+    one group has it; otherwise a usage error with the candidates or the nearest ids and names."""
     ids = [g.runtimeGroupId for g in run.groups]
     if not ids:
         why = " (no commit axis)" if run.index_build.legacy else ""
@@ -31,14 +31,18 @@ def resolve_group(run: Run, name: str) -> str:
     if name in ids:
         return name
     same = [i for i in ids if i.rsplit("#", 1)[0] == name]
+    if not same:
+        # the name the index tree and step strip show ("research" for step-research#14)
+        same = [g.runtimeGroupId for g in run.groups if g.name == name]
     if len(same) == 1:
         return same[0]
     if same:
         shown = ", ".join(same[:5]) + (f" … ({len(same)} in all)" if len(same) > 5 else "")
         raise UsageError(f"--drill {name}: {len(same)} groups have this name; pick one: {shown}")
+    names = {g.name for g in run.groups}
     raise UsageError(
         f"--drill {name}: no such group in the boundary index; "
-        + say_nearest(name, ids, "group id")
+        + say_nearest(name, [*ids, *sorted(names)], "group")
     )
 
 

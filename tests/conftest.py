@@ -34,16 +34,59 @@ def cli(*args: str, **kwargs: Any) -> Any:
     return CliRunner().invoke(app, list(args), **kwargs)
 
 
-def afp_proc(*args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``afp ARGS…`` as a real process on this tree's package; output as text."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def afp_proc(
+    *args: str,
+    text: bool = True,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess[Any]:
+    """Run ``afp ARGS…`` as a real process on this tree's package (``PYTHONPATH`` points here,
+    plus ``env``); stdout and stderr captured, as text unless ``text=False``. Other keyword
+    arguments (``cwd``, …) go to ``subprocess.run``."""
+    full_env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run(
         [sys.executable, "-m", "agentbisect", *args],
         capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+        text=text,
+        input=input,
+        env=full_env,
+        timeout=timeout,
+        **kwargs,
     )
+
+
+def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
+    """Run ``afp ARGS…`` with stderr on a pseudo-terminal (so it draws progress); return the
+    exit code and everything written to that terminal."""
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS=str(columns))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentbisect", *args],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=env,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # EIO: the last writer closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    proc.communicate(timeout=60)
+    return proc.returncode, b"".join(chunks)
 
 
 def process_alive(pid: int) -> bool:

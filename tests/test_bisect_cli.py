@@ -3,9 +3,9 @@ rerun protocol (replay of the upstream causal reports, gates, failures, no orpha
 
 from __future__ import annotations
 
+import functools
 import json
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, process_alive
+from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, afp_proc, process_alive
 
 UP = UPSTREAM
 PF = str(PLANTED)
@@ -251,14 +251,7 @@ def test_causal_text_and_terminal() -> None:
     assert "confirmed: injection 'vip-override-fact'" in head
 
 
-def _afp(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", "bisect", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+_afp = functools.partial(afp_proc, "bisect", cwd=ROOT)  # afp bisect …, as a real process
 
 
 def test_ci_gate_subprocess() -> None:

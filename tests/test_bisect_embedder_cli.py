@@ -64,7 +64,7 @@ def test_default_is_wordllama_evidence_first_and_finds_the_planted_fact() -> Non
     table = bisect(PF, "--at-step", "call-llm#40")
     assert table.exit_code == 0
     assert "evidence-first" in table.stdout and "What each suspect said" in table.stdout
-    first = next(line for line in table.stdout.splitlines() if line.startswith("│1 "))
+    first = next(line for line in table.stdout.splitlines() if line.startswith("│ 1 "))
     assert "vip-override-fact" in first
     said = table.stdout.split("What each suspect said", 1)[1].splitlines()[1]
     assert said.startswith("1 vip-override-fact") and "“Customer Dana Reyes" in said

@@ -174,8 +174,9 @@ def test_causal_table_keeps_its_columns_readable_at_80_and_120() -> None:
         assert res.exit_code == 0, res.stderr
         lines = res.stdout.splitlines()
         assert all(len(x) <= width for x in lines)
-        head = next(x for x in lines if x.startswith("┃# "))
+        head = next(x for x in lines if x.startswith("┃ # "))
         assert ("stage" in head) == (width == 120)
-        first = next(x for x in lines if x.startswith("│1 "))
+        assert ("not shown at 80 columns: stage" in res.stdout) == (width == 80)
+        first = next(x for x in lines if x.startswith("│ 1 "))
         assert "vip-override-fact" in first and "confirmed 3/3" in first
         assert "at context#6" in res.stdout  # the stage, in the evidence-path tree

@@ -11,19 +11,13 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import afp_proc
 from tests.helpers import expected, ordered, recording
 
 runner = CliRunner()
 
 
-def afp(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args],
-        capture_output=True,
-        text=True,
-        input=input,
-        timeout=120,
-    )
+afp = afp_proc
 
 
 def test_events_jsonl_in_a_pipe_is_the_recorded_stream() -> None:

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -286,7 +285,14 @@ def test_drill_by_group_name() -> None:
     several = cli("aggregate", REACT, "--drill", "sf-tools")
     assert several.exit_code == 2 and "pick one: sf-tools#11" in several.stderr
     typo = cli("aggregate", REACT, "--drill", "sf-toolz")
-    assert typo.exit_code == 2 and "nearest group ids: sf-tools#" in typo.stderr
+    assert typo.exit_code == 2 and "nearest groups: sf-tools#" in typo.stderr
+    # the name the tree shows ("research [Parallel]  step-research#14") finds the group too
+    shown_name = json.loads(cli("aggregate", comp, "--drill", "research", "--json").stdout)
+    assert shown_name["strip"] == by_id["strip"]
+    tools = cli("aggregate", REACT, "--drill", "Tools")
+    assert tools.exit_code == 2 and "5 groups have this name; pick one: sf-tools#11" in tools.stderr
+    near = cli("aggregate", comp, "--drill", "reserch")
+    assert near.exit_code == 2 and "research" in near.stderr.split("nearest groups:")[1]
 
 
 def test_text_names_the_cli_option_not_the_library_api() -> None:
@@ -382,23 +388,25 @@ def test_errors_on_a_flagged_recording_stay_one_line(args: list[str]) -> None:
     assert res.exit_code == 2 and res.stderr.count("\n") == 1, res.stderr
 
 
-def test_rerun_progress_shows_done_of_total_and_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    import io
+# ------------------------------------------------------------------------- -o on every report
 
-    from rich.console import Console
-    from rich.progress import TimeRemainingColumn
 
-    from agentbisect.render import progress
+@pytest.mark.parametrize("command", ["events", "aggregate", "bisect", "genui-stats"])
+def test_every_report_command_takes_an_output_file(command: str) -> None:
+    text = cli(command, "--help").stdout
+    assert "-o, --output FILE" in text and "--force" in text
 
-    assert any(isinstance(c, TimeRemainingColumn) for c in progress.progress_columns(6, True))
-    assert not any(isinstance(c, TimeRemainingColumn) for c in progress.progress_columns(None))
-    screen = io.StringIO()
-    fake = Console(file=screen, force_terminal=True, width=100)
-    monkeypatch.setattr(progress, "stderr_is_terminal", lambda: True)
-    monkeypatch.setattr(progress, "stderr_console", lambda: fake)
-    with progress.rerun_progress(enabled=True, total=6, at_most=True) as on_call:
-        assert on_call is not None
-        on_call("baseline", 1)
-        on_call("baseline", 2)
-        time.sleep(0.3)  # let the bar refresh once
-    assert "/≤6 reruns" in screen.getvalue()
+
+def test_events_output_file_follows_record_rules(tmp_path: Path) -> None:
+    out = tmp_path / "e.jsonl"
+    res = cli("events", REACT, "-o", str(out))
+    assert res.exit_code == 0 and res.stdout == ""
+    assert out.read_bytes() == cli("events", REACT, "--json").stdout_bytes  # JSON Lines
+    again = cli("events", REACT, "-o", str(out))
+    assert again.exit_code == 2 and "--force" in again.stderr
+    refused = cli("events", REACT, "-o", REACT)
+    assert refused.exit_code == 2 and "refusing to overwrite the input" in refused.stderr
+    forced = cli("events", REACT, "--steps", "--format", "json", "-o", str(out), "--force")
+    assert forced.exit_code == 0 and json.loads(out.read_text())["nodes"]
+    table = cli("events", REACT, "--table", "-o", str(out), "--force")
+    assert table.exit_code == 0 and out.read_text().count("\n") >= 166

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import subprocess
@@ -14,19 +15,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from tests.conftest import afp_proc
 from tests.test_genui_summary import EMPTY, SPEC_8A, expected, key_order
 
 runner = CliRunner()
 LINES = SPEC_8A.read_text().splitlines()
 
 
-def afp(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args],
-        capture_output=True,
-        input=input,
-        timeout=120,
-    )
+afp = functools.partial(afp_proc, text=False)  # output as bytes
 
 
 def run(*args: str, input: str | bytes | None = None):  # type: ignore[no-untyped-def]

@@ -7,6 +7,7 @@ options goes through the same depth-safe decoding as recordings.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -21,7 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from tests.conftest import CAPTURE, PLANTED, ROOT, UPSTREAM
+from tests.conftest import CAPTURE, PLANTED, ROOT, UPSTREAM, afp_proc
 from tests.conftest import GENUI as GENUI_DIR
 from tests.conftest import MINI as MINI_DIR
 
@@ -53,10 +54,7 @@ def proc_one_line(proc: subprocess.CompletedProcess[bytes], code: int = 2) -> st
     return lines[0]
 
 
-def _afp_proc(*args: str, **kw: Any) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args], capture_output=True, timeout=120, **kw
-    )
+_afp_proc = functools.partial(afp_proc, text=False)  # output as bytes
 
 
 # ----------------------------------------------------------------------- bombs and endless input

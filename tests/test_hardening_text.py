@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from agentbisect.cli import app
 from agentbisect.render.safetext import clean, escape_json_for_terminal, safe, scrub
-from tests.conftest import MINI, UPSTREAM
+from tests.conftest import MINI, UPSTREAM, afp_on_a_terminal
 
 UP = UPSTREAM
 MINI_A = MINI / "mini-a.json"
@@ -200,27 +200,7 @@ def test_the_largest_safe_token_count_is_summed(tmp_path: Path, big: int) -> Non
 
 
 def _stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes]:
-    """Run afp with stderr on a pseudo-terminal (so it shows progress); return code and stderr."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentbisect", *args], stdout=subprocess.PIPE, stderr=follower
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 1 << 16)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    proc.communicate(timeout=60)
-    return proc.returncode, b"".join(chunks)
+    return afp_on_a_terminal(*args)
 
 
 def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> None:

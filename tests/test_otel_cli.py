@@ -3,9 +3,9 @@ rerun specs and a causal rerun, gzip and stdin, and one-line errors."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,22 +14,14 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli.app import app
-from tests.conftest import ROOT
+from tests.conftest import ROOT, afp_proc
 
 OTEL = ROOT / "fixtures" / "otel"
 PLANTED = OTEL / "oaiv2-2.4b0-span-only.tool-planted.otlp.json"
 TWO = OTEL / "oaiv2-2.4b0-span-only.two-traces.otlp.jsonl"
 
 
-def _afp(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *args],
-        capture_output=True,
-        env=env,
-        input=stdin,
-        timeout=120,
-    )
+_afp = functools.partial(afp_proc, text=False)  # output as bytes
 
 
 def _json(proc: subprocess.CompletedProcess[bytes]) -> dict:
@@ -185,7 +177,7 @@ def test_bad_span_exits_2_naming_file_and_span(tmp_path: Path) -> None:
 
 def test_gzip_and_stdin() -> None:
     data = gzip.compress(PLANTED.read_bytes())
-    a = _json(_afp("aggregate", "-", "--json", stdin=data))
+    a = _json(_afp("aggregate", "-", "--json", input=data))
     assert (
         a["run"]["llmCalls"] == 3 and a["source"]["shape"] == "otel" and a["source"]["gzip"] is True
     )

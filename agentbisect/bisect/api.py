@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
-from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions, bisect_culprits
+from agentbisect.bisect.causal import (
+    Comparator,
+    MissingContext,
+    RerunOptions,
+    bisect_culprits,
+    culprit_candidates,
+    culprit_search_bound,
+)
 from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
 from agentbisect.bisect.embedders import ResolvedEmbedder, resolve_embedder
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
@@ -236,8 +243,15 @@ def bisect_run(
     opts: BisectOptions,
     *,
     on_call: Callable[[str, int], None] | None = None,
+    on_plan: Callable[[int, bool, str], None] | None = None,
 ) -> BisectResult:
-    """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step."""
+    """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step.
+
+    ``on_call(probe, seed)`` hears each rerun; ``on_plan(reruns, exact, phase)`` hears, before
+    each phase of reruns starts, how many it will make: exactly for the restoration and
+    leave-one-out tiers and the surrogate's masks (they do not adapt to the answers), an upper
+    bound for the culprit and set searches (which subsets they try depends on the answers).
+    """
     compare = check_options(opts)
     if len(run.commit_log) == 0:
         lo = run.loaded
@@ -319,6 +333,7 @@ def bisect_run(
                 upstream=opts.upstream,
                 ranking=opts.ranking,
                 expected=expected,
+                on_plan=_tier_plan(on_plan, opts),
             )
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
@@ -331,9 +346,13 @@ def bisect_run(
                 emb,
                 opts.surrogate(),
                 batch=parallel_batch(runner.run_one, opts.jobs, abort=runner.kill_all),
+                on_plan=on_plan,
             )
             _attach(report, outcome)
         elif opts.culprits and rerun_opts is not None:
+            if on_plan is not None:
+                n = len(culprit_candidates(report.suspects))
+                on_plan(culprit_search_bound(n, opts.samples), False, "culprit search")
             report.culprits = bisect_culprits(report.suspects, rerun_opts, emb)
     finally:
         if runner is not None:
@@ -347,6 +366,21 @@ def bisect_run(
         return run_overview(run, step)
 
     return bisect_result(report, upstream=opts.upstream, warnings=warnings, overview_of=overview)
+
+
+def _tier_plan(
+    on_plan: Callable[[int, bool, str], None] | None, opts: BisectOptions
+) -> Callable[[int], None] | None:
+    """The localizer's plan (restoration and leave-one-out reruns, an exact count) as a phase."""
+    if on_plan is None:
+        return None
+    tiers = []
+    if opts.missing_context is not None and opts.rerun is not None:
+        tiers.append("restoration")
+    if opts.rerun is not None and not opts.attribution:
+        tiers.append("leave-one-out")
+    phase = " + ".join(tiers) or "reruns"
+    return lambda n: on_plan(n, True, phase)
 
 
 _SLICE_FLAGS = frozenset(

@@ -37,11 +37,15 @@ __all__ = [
     "ProbeRunner",
     "RerunOptions",
     "RunResult",
+    "ablation_targets",
     "assign_cost_verdicts",
     "bisect_culprits",
     "cost_stats_from",
+    "culprit_candidates",
+    "culprit_search_bound",
     "find_dropped_context",
     "median",
+    "planned_reruns",
     "probe_flipped",
     "run_probe",
     "similarity_stats",
@@ -326,6 +330,18 @@ def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Pro
     )
 
 
+def ablation_targets(suspects: Sequence[Suspect], max_suspects: int) -> list[Suspect]:
+    """The suspects the leave-one-out tier probes: ranked order, a spec a rerun can apply (not
+    ``arg``), at most ``max_suspects``. One list for the tier and for its planned count."""
+    out: list[Suspect] = []
+    for s in suspects:
+        if len(out) >= max_suspects:
+            break
+        if s.ablation is not UNSET and s.ablation.kind != "arg":
+            out.append(s)
+    return out
+
+
 def run_ablation_tier(
     suspects: list[Suspect], rerun: RerunOptions, embedder: Embedder
 ) -> AblationRunStats:
@@ -333,16 +349,42 @@ def run_ablation_tier(
     probe = _probe_for(rerun, embedder)
     baseline = probe.run({"specs": []}, "baseline")
     stable = baseline.flips == 0
-    ran = 0
-    for s in suspects:
-        spec = s.ablation
-        if spec is UNSET or spec.kind == "arg" or ran >= rerun.max_suspects:
-            continue
-        ran += 1
-        s.runs = probe.run({"specs": [spec_to_json(spec)]}, s.source)
+    for s in ablation_targets(suspects, rerun.max_suspects):
+        assert s.ablation is not UNSET  # ablation_targets keeps only applicable specs
+        s.runs = probe.run({"specs": [spec_to_json(s.ablation)]}, s.source)
         s.verdict = verdict_for(suspect_label(s), s.runs, stable)
     assign_cost_verdicts(suspects, baseline)
     return baseline
+
+
+def planned_reruns(
+    suspects: Sequence[Suspect], rerun: RerunOptions | None, mc: MissingContext | None
+) -> int:
+    """Exactly how many reruns the restoration and leave-one-out tiers will make for these
+    ranked suspects: each tier is a baseline plus one probe per target, ``samples`` seeds each.
+    Neither tier adapts to what a rerun answers, so the count is known before the first one."""
+    n = 0
+    if mc is not None and mc.runner is not None:
+        dropped = restoration_targets(mc)
+        if dropped:
+            n += sample_count(mc.samples) * (1 + len(dropped))
+    if rerun is not None:
+        n += sample_count(rerun.samples) * (1 + len(ablation_targets(suspects, rerun.max_suspects)))
+    return n
+
+
+def culprit_candidates(suspects: Sequence[Suspect]) -> list[Suspect]:
+    """Every suspect whose removal a rerun can apply (not ``arg``): what the culprit search
+    splits."""
+    return [s for s in suspects if s.ablation is not UNSET and s.ablation.kind != "arg"]
+
+
+def culprit_search_bound(candidates: int, samples: float, max_probes: int = MAX_PROBES) -> int:
+    """At most this many reruns for ``bisect_culprits`` over ``candidates`` suspects: its probe
+    budget (the baseline included) or every distinct subset, whichever is smaller, ``samples``
+    seeds each. Only a bound: which subsets it tries depends on what the reruns answer."""
+    subsets = 2**candidates if candidates < 30 else max_probes  # the baseline is the empty set
+    return sample_count(samples) * min(max_probes, subsets)
 
 
 # ----------------------------------------------------------------- missing context (§8.7)
@@ -369,6 +411,12 @@ def find_dropped_context(
     return dropped, len(seen), len(sent_ids)
 
 
+def restoration_targets(mc: MissingContext) -> list[dict[str, Any]]:
+    """The dropped units the restoration tier restores one by one (at most max_candidates)."""
+    dropped, _, _ = find_dropped_context(mc.available, mc.sent)
+    return dropped[: max(0, mc.max_candidates)]
+
+
 def run_restoration(
     mc: MissingContext, embedder: Embedder
 ) -> tuple[list[RestoredCandidate], AblationRunStats | None]:
@@ -379,7 +427,7 @@ def run_restoration(
     probe = _probe_for(mc, embedder)
     baseline = probe.run({"restore": []}, "baseline")
     stable = baseline.flips == 0
-    for unit, cand in zip(dropped[: max(0, mc.max_candidates)], cands, strict=False):
+    for unit, cand in zip(restoration_targets(mc), cands, strict=False):
         cand.runs = probe.run({"restore": [unit]}, unit["id"])
         cand.verdict = verdict_for(f'dropped "{unit["id"]}"', cand.runs, stable, "restoring")
     return cands, baseline
@@ -405,7 +453,7 @@ def bisect_culprits(
     max_culprits: int = MAX_CULPRITS,
 ) -> CulpritsResult:
     probe = _probe_for(rerun, embedder)
-    cands = [s for s in suspects if s.ablation is not UNSET and s.ablation.kind != "arg"]
+    cands = culprit_candidates(suspects)
     probes: list[CulpritProbe] = []
     cache: dict[str, bool] = {}
     runs_used = 0

@@ -16,6 +16,7 @@ from agentbisect.bisect.batch_texts import localization_texts
 from agentbisect.bisect.causal import (
     MissingContext,
     RerunOptions,
+    planned_reruns,
     run_ablation_tier,
     run_restoration,
 )
@@ -122,6 +123,7 @@ def localize(
     ranking: str | None = None,
     expected: str | None = None,
     use_cache: bool = True,
+    on_plan: Callable[[int], None] | None = None,
 ) -> ContextBugReport:
     """Localize a contextual bug at a trigger step; correlational unless reruns are supplied.
 
@@ -132,7 +134,8 @@ def localize(
     ranking (``ranking="upstream"`` for upstream's order) are used, the recording's own honesty
     flags (``Run.flags``) follow upstream's, and the report says ``embedder`` and ``ranking``.
     ``expected`` (the right answer) makes the evidence scores contrastive. ``embedder`` may be
-    an ``Embedder`` or a spec: ``mock``, ``wordllama``, ``cmd:COMMAND``.
+    an ``Embedder`` or a spec: ``mock``, ``wordllama``, ``cmd:COMMAND``. ``on_plan`` hears the
+    exact number of reruns the restoration and leave-one-out tiers will make, before the first.
     """
     deps = control_deps if control_deps is not None else run.control_deps
     if upstream:
@@ -209,6 +212,13 @@ def localize(
         llm_ids=run.llm_call_ids,
     )
 
+    if not upstream and run.import_meta is not None:
+        # before the plan: an imported run's stage suspects get their specs here
+        name_sources(suspects, run.import_meta)
+    if on_plan is not None:
+        planned = planned_reruns(suspects, rerun, missing_context)
+        if planned:
+            on_plan(planned)
     dropped: Any = UNSET
     restoration_baseline: Any = UNSET
     any_restoration_verdict = False
@@ -218,9 +228,6 @@ def localize(
         if rb is not None:
             restoration_baseline = rb
         any_restoration_verdict = any(c.verdict is not UNSET for c in cands)
-
-    if not upstream and run.import_meta is not None:
-        name_sources(suspects, run.import_meta)
 
     baseline: Any = UNSET
     if rerun is not None:

@@ -15,7 +15,7 @@ from msgspec import UNSET, Struct, field
 
 from agentbisect.bisect.evidence_text import preview
 from agentbisect.bisect.report import ContextBugReport, Suspect
-from agentbisect.js import js_number
+from agentbisect.js import to_fixed
 
 if TYPE_CHECKING:
     from agentbisect.results import RunOverview
@@ -84,9 +84,16 @@ class BisectResult(Struct, dict=True):  # dict: room for the cached overview
         s = r.suspects[i]
         # Evidence-first reports rank by the evidence score, so that is the number to quote.
         if r.ranking == "evidence-first" and s.evidence is not UNSET:
-            return f"evidence {js_number(round(s.evidence.score, 3))}"
+            return f"evidence {_short3(s.evidence.score)}"
         bound = "≤" if s.semanticScore is UNSET else ""
-        return f"score {js_number(round(s.score, 3))}{bound}"
+        return f"score {_short3(s.score)}{bound}"
+
+
+def _short3(x: float) -> str:
+    """Three decimals without trailing zeros, rounded as the tables round (``toFixed``: ties
+    half-up, where Python's ``round`` goes half-even), so the headline quotes the table's number."""
+    s = to_fixed(x, 3)
+    return s.rstrip("0").rstrip(".") if "." in s else s
 
 
 def suspect_identity(s: Suspect) -> str:

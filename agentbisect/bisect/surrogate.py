@@ -30,7 +30,9 @@ from agentbisect.bisect.causal import (
     RerunOptions,
     RunResult,
     bisect_culprits,
+    culprit_search_bound,
     run_probe,
+    sample_count,
 )
 from agentbisect.bisect.embed import Embedder, cosine
 from agentbisect.bisect.lasso import DEFAULT_FOLDS, lasso_cv
@@ -259,16 +261,21 @@ def run_surrogate(
     options: SurrogateOptions | None = None,
     *,
     batch: BatchRunner | None = None,
+    on_plan: Callable[[int, bool, str], None] | None = None,
 ) -> SurrogateOutcome:
     """Baseline (``samples`` seeds), the masks, the fit, and the set search when it is due.
 
     ``batch`` runs the mask calls (for parallel reruns); by default they go one by one through
     ``rerun.runner``. The baseline gates as in leave-one-out mode: it is always reported, and an
-    unstable one raises ``baseline-unstable``.
+    unstable one raises ``baseline-unstable``. ``on_plan(reruns, exact, phase)`` hears how many
+    reruns come next: the baseline and the masks exactly, the set search as a bound.
     """
     opts = options or SurrogateOptions()
     opts.check()
     tally = _Tally(rerun.runner)
+    cands = candidates_from(suspects)
+    if on_plan is not None:
+        on_plan(sample_count(rerun.samples) + (opts.masks if cands else 0), True, "surrogate")
     baseline = run_probe(
         tally,
         {"specs": []},
@@ -289,7 +296,6 @@ def run_surrogate(
             )
         )
 
-    cands = candidates_from(suspects)
     if not cands:
         return _nothing_to_attribute(opts, baseline, flags, tally)
     kept = draw_masks(opts.masks, len(cands), opts.keep_prob, opts.seed)
@@ -341,6 +347,8 @@ def run_surrogate(
         )
         picked = [cands[j].suspects[0] for j in top]
         searched = [suspect_label(x) for x in picked]
+        if on_plan is not None:
+            on_plan(culprit_search_bound(len(picked), rerun.samples), False, "set search")
         culprits = bisect_culprits(picked, counted, embedder)
 
     cost = tally.cost()

@@ -32,7 +32,8 @@ def aggregate(
         None,
         "--drill",
         metavar="GROUP_ID",
-        help="Show the step strip inside this group (a runtimeStageId).",
+        help="Show the step strip inside this group: its id, the id without #N, or the name "
+        "the index tree shows, when only one group has it.",
     ),
     fmt: ReportFormat | None = REPORT_FORMAT_OPT,
     output: str | None = OUTPUT_OPT,

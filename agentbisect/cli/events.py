@@ -15,6 +15,7 @@ from agentbisect.cli.options import (
     VERBOSE_OPT,
     format_option,
 )
+from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT
 from agentbisect.commands import events as body
 from agentbisect.render.formats import EventsFormat
 
@@ -53,6 +54,8 @@ def events(
     ),
     as_json: bool = typer.Option(False, "--json", help="Shorthand for --format jsonl."),
     table: bool = typer.Option(False, "--table", help="Shorthand for --format table."),
+    output: str | None = OUTPUT_OPT,
+    force: bool = FORCE_OPT,
     verbose: bool = VERBOSE_OPT,
     trace_id: str | None = TRACE_ID_OPT,
     logs: list[str] | None = LOGS_OPT,
@@ -71,6 +74,7 @@ def events(
       afp events run.json --stage call-llm#40 --json | jq .type
       afp events run.json --at 12               # ranges open at commit 12
       afp events run.json --steps               # the step graph
+      afp events run.json --json -o events.jsonl
     """
     # The parameters are exactly the body's keyword arguments.
     body.run(**locals())

@@ -193,15 +193,10 @@ def run(
     check_options(opts)
     check_output(output, force, [file])
     run = load_run(file, verbose, import_options(trace_id, logs))
-    # The surrogate's reruns are known in advance (its baseline and one per mask); leave-one-out
-    # runs a baseline and at most --max-ablations probes, each --samples reruns.
-    total, at_most = None, False
-    if attribution is not None:
-        total = samples + masks
-    elif not culprits and missing_context is None:
-        total, at_most = samples * (1 + max_ablations), True
-    with rerun_progress(enabled=rerun is not None, total=total, at_most=at_most) as on_call:
-        result = bisect_run(run, opts, on_call=on_call)
+    # The bar's totals come from bisect_run's plan, exact before each phase's first rerun.
+    with rerun_progress(enabled=rerun is not None) as bar:
+        on_call, on_plan = (bar.call, bar.plan) if bar is not None else (None, None)
+        result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan)
     emit(name, result, output, force)
     if fail_on:
         raised = [f.flag for f in result.report.honestyFlags]

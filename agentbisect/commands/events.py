@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from agentbisect.commands.spec import (
+    FORCE,
     LOGS,
+    OUTPUT,
     TRACE_ID,
     VERBOSE,
     CommandSpec,
@@ -26,6 +28,8 @@ SPEC = CommandSpec(
     format_opt(EventsFormat),
     Opt("as_json", "--json", kind=bool),
     Opt("table", "--table", kind=bool),
+    OUTPUT,
+    FORCE,
     VERBOSE,
     TRACE_ID,
     LOGS,
@@ -44,23 +48,27 @@ def run(
     fmt: EventsFormat | None,
     as_json: bool,
     table: bool,
+    output: str | None,
+    force: bool,
     verbose: bool,
     trace_id: str | None,
     logs: list[str] | None,
 ) -> None:
     from agentbisect.commands.common import import_options, load_run, pick_format
-    from agentbisect.render import get_renderer
+    from agentbisect.commands.output import check_output, emit
     from agentbisect.render.console import stdout_is_terminal
     from agentbisect.select import select_events, step_graph
 
     if as_json and table:
         raise UsageError("--json and --table exclude each other")
     shorthand = "jsonl" if as_json else "table" if table else None
-    default = "table" if stdout_is_terminal() else "jsonl"
+    # -o FILE is not a terminal: JSON Lines unless a format is asked for
+    default = "table" if output is None and stdout_is_terminal() else "jsonl"
     name = pick_format(fmt, shorthand, "--json/--table", default)
+    check_output(output, force, [file, *(logs or [])])
     run = load_run(file, verbose, import_options(trace_id, logs))
     if steps:
-        get_renderer(name).render(step_graph(run))
+        emit(name, step_graph(run), output, force)
         return
     result = select_events(run, types=types, stage=stage, path=path, at=at, limit=limit)
-    get_renderer(name).render(result)
+    emit(name, result, output, force)

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agentbisect.errors import AgentbisectError
+from agentbisect.render import notes
 from agentbisect.render.console import flush_stdout, silence_stdout
-from agentbisect.render.safetext import clean
 
 
 class _State:
@@ -31,9 +31,9 @@ _OUTPUT_ERRNOS = frozenset(
 
 
 def say(message: str) -> None:
-    """``afp: MESSAGE`` on stderr; messages can quote recorded text, so it is scrubbed first."""
-    sys.stderr.write("afp: " + clean(message) + "\n")
-    sys.stderr.flush()
+    """``afp: MESSAGE`` on stderr; messages can quote recorded text, so it is scrubbed first.
+    Warnings held back until now come first, cut so the whole message is ≤ 3 lines."""
+    notes.error(message)
 
 
 def _traceback_if_debug() -> None:
@@ -44,7 +44,16 @@ def _traceback_if_debug() -> None:
 
 
 def call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
-    """Run ``body(**kwargs)`` and return the exit code, having said what went wrong."""
+    """Run ``body(**kwargs)`` and return the exit code, having said what went wrong.
+
+    The command's warnings are held until it ends (``render.notes``): all of them when it
+    succeeds, at most two lines before its error line when it fails.
+    """
+    with notes.held():
+        return _call(body, kwargs)
+
+
+def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
     try:
         body(**kwargs)
         flush_stdout()

@@ -116,13 +116,13 @@ def _check_options(
 
 def _gates(stats: GenuiStats, min_rate: float | None, max_failed: int | None) -> None:
     """CI gates, checked after the output is printed."""
-    from agentbisect.render.console import stderr_console
+    from agentbisect.render.notes import note
 
     problems = []
     rate = stats.totals.first_try_rate
     if min_rate is not None:
         if rate is None:
-            stderr_console().print("afp: no turns in range; --min-first-try-rate not evaluated")
+            note("no turns in range; --min-first-try-rate not evaluated")
         elif rate < min_rate:
             problems.append(f"first-try rate {rate:.4g} < --min-first-try-rate {min_rate:g}")
     if max_failed is not None and stats.totals.failed > max_failed:

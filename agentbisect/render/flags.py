@@ -6,12 +6,12 @@ which is upstream's).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agentbisect.honesty import HonestyFlag
-from agentbisect.render.safetext import clean, safe
+from agentbisect.render.notes import note
+from agentbisect.render.safetext import safe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,6 +35,7 @@ def print_flags(console: Console, flags: Sequence[HonestyFlag]) -> None:
 
 
 def stderr_flags(flags: Sequence[HonestyFlag]) -> None:
-    """One plain line per flag on stderr (when stdout carries a machine-readable stream)."""
+    """One plain line per flag on stderr (when stdout carries a machine-readable stream), held
+    until the command ends (``render.notes``)."""
     for f in flags:
-        sys.stderr.write(clean("afp: " + flag_line(f)) + "\n")
+        note(flag_line(f))

@@ -4,66 +4,100 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from agentbisect.render.console import stderr_console, stderr_is_terminal
 from agentbisect.render.safetext import shorten
 
 if TYPE_CHECKING:
-    from rich.progress import ProgressColumn
+    from rich.progress import Progress, ProgressColumn, TaskID
 
 
-def progress_columns(total: int | None, at_most: bool = False) -> list[ProgressColumn]:
-    """The bar's columns: a plain count without a total; done/total (``≤`` for an upper bound)
-    and the time left with one."""
-    from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeRemainingColumn
+def progress_columns() -> list[ProgressColumn]:
+    """Spinner, phase and probe, bar, ``done/total reruns`` (``done/≤total`` for a bound) and
+    the time left (``≤`` likewise); a plain count while no total is known."""
+    from rich.progress import BarColumn, SpinnerColumn, Task, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    def unplanned(task: Task) -> bool:  # no total yet, or more reruns than planned
+        return task.total is None or task.completed > task.total
+
+    class Count(TextColumn):
+        def render(self, task: Task) -> Text:
+            if unplanned(task):
+                return Text(f"{task.completed:g} rerun(s)")
+            bound = task.fields.get("bound", "")
+            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns")
+
+    class Left(TimeRemainingColumn):
+        def render(self, task: Task) -> Text:
+            if unplanned(task):
+                return Text("")
+            left = super().render(task)
+            bound = task.fields.get("bound", "")
+            return Text(bound) + left if bound else left
 
     # The description quotes recorded step ids: never parse it as markup.
-    described = TextColumn("{task.description}", markup=False)
-    if total is None:
-        return [SpinnerColumn(), described, TextColumn("{task.completed} rerun(s)", markup=False)]
-    bound = "≤" if at_most else ""
     return [
         SpinnerColumn(),
-        described,
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
-        TextColumn("{task.completed}/" + bound + "{task.total} reruns", markup=False),
-        TimeRemainingColumn(),
+        Count(""),
+        Left(),
     ]
 
 
-@contextlib.contextmanager
-def rerun_progress(
-    *, enabled: bool, total: int | None = None, at_most: bool = False
-) -> Iterator[Callable[[str, int], None] | None]:
-    """Yield an ``on_call(probe, seed)`` callback driving a progress bar, or None when off.
+class RerunBar:
+    """Drives the bar: ``plan`` starts a phase with its rerun count, ``call`` counts one rerun.
 
-    With ``total`` (reruns known in advance, or an upper bound with ``at_most``) the bar shows
-    done/total and the time left; reruns beyond it (a follow-up search) turn it back into a
-    plain count.
+    A phase whose count is exact (the leave-one-out and restoration tiers, the surrogate's
+    masks) shows ``done/total`` and the time left; a bounded one (the culprit and set searches,
+    whose next probe depends on the answers) shows ``done/≤bound`` and ``≤`` time left. Reruns
+    past a phase's count (a caller that planned wrong) turn the bar into a plain count rather
+    than show more done than planned.
     """
+
+    def __init__(self, progress: Progress, task: TaskID) -> None:
+        self._progress = progress
+        self._task = task
+        self._lock = threading.Lock()  # parallel reruns (--jobs) report from several threads
+        self._done = 0
+        self._phase = "reruns"
+
+    def plan(self, reruns: int, exact: bool, phase: str) -> None:
+        with self._lock:
+            self._done, self._phase = 0, phase
+            self._progress.reset(
+                self._task,
+                total=reruns,
+                completed=0,
+                description=phase,
+                bound="" if exact else "≤",
+            )
+
+    def call(self, probe: str, seed: int) -> None:
+        with self._lock:
+            self._done += 1
+            self._progress.update(
+                self._task,
+                completed=self._done,
+                description=f"{self._phase}: probe {shorten(probe, 40)} seed {seed}",
+            )
+
+
+@contextlib.contextmanager
+def rerun_progress(*, enabled: bool) -> Iterator[RerunBar | None]:
+    """Yield a ``RerunBar`` drawing on stderr, or None when off (no reruns, not a terminal)."""
     if not enabled or not stderr_is_terminal():
         yield None
         return
     from rich.progress import Progress
 
-    columns = progress_columns(total, at_most)
-    progress = Progress(*columns, console=stderr_console(), transient=True)
-    task = progress.add_task("reruns", total=total)
+    progress = Progress(*progress_columns(), console=stderr_console(), transient=True)
+    task = progress.add_task("reruns", total=None, bound="")
     progress.start()
-    done = 0
-    lock = threading.Lock()  # parallel reruns (--jobs) report from several threads
-
-    def on_call(probe: str, seed: int) -> None:
-        nonlocal done
-        with lock:
-            done += 1
-            progress.update(task, advance=1, description=f"probe {shorten(probe, 40)} seed {seed}")
-            if total is not None and done == total:
-                progress.update(task, total=None)  # anything after this was not in the plan
-
     try:
-        yield on_call
+        yield RerunBar(progress, task)
     finally:
         progress.stop()

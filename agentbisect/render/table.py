@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-
 from agentbisect.bisect.result import BisectResult
 from agentbisect.render import Unsupported
 from agentbisect.render.flags import stderr_flags
-from agentbisect.render.safetext import clean
+from agentbisect.render.notes import note
 from agentbisect.results import (
     AggregateResult,
     EventsResult,
@@ -18,8 +16,9 @@ from agentbisect.results import (
 
 
 def notes(lines: list[str]) -> None:
+    """Warnings and notes on stderr (held until the command ends: ``render.notes``)."""
     for line in lines:
-        sys.stderr.write(clean("afp: " + line) + "\n")
+        note(line)
 
 
 def render(result: object) -> None:

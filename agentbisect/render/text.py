@@ -121,6 +121,19 @@ def _cost_line(s: Suspect, view: SuspectView) -> str:
     return f"    cost: {body} → class: {view.cost_class}"
 
 
+def stats_text(b: AblationRunStats) -> str:
+    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max].
+
+    The terminal table and the HTML page both print this line, so they round alike
+    (JavaScript's ``toFixed``: half-up on the exact binary value; NaN as ``NaN``).
+    """
+    s = b.similarity
+    return (
+        f"{b.flips}/{b.samples} flipped · similarity {f3(s.mean)} ± {f3(s.stdev)} "
+        f"[{f3(s.min)}, {f3(s.max)}]"
+    )
+
+
 def _baseline(name: str, b: AblationRunStats) -> str:
     return (
         f"baseline ({name}): {b.flips}/{b.samples} flipped · similarity "

@@ -13,7 +13,6 @@ import msgspec
 from msgspec import UNSET
 
 from agentbisect.bisect.report import (
-    AblationRunStats,
     ContextBugReport,
     Suspect,
     SuspectEvidence,
@@ -21,19 +20,12 @@ from agentbisect.bisect.report import (
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.render.html.page import esc, table, th
 from agentbisect.render.html.paths import path_svg
-from agentbisect.render.text import cost_line, fit_text, search_lines, signed
+from agentbisect.render.text import cost_line, f3, fit_text, search_lines, signed, stats_text
 
-
-def _f3(x: float) -> str:
-    return f"{x:.3f}"
-
-
-def _stats(b: AblationRunStats) -> str:
-    sim = b.similarity
-    return (
-        f"{b.flips}/{b.samples} flipped · similarity {_f3(sim.mean)} ± {_f3(sim.stdev)} "
-        f"[{_f3(sim.min)}, {_f3(sim.max)}]"
-    )
+# The terminal's rounding (JavaScript toFixed: ties half-up, NaN as NaN), so a number reads the
+# same on the page as in the table and the text report.
+_f3 = f3
+_stats = stats_text
 
 
 def verdict_line(res: BisectResult, n_flags: int) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from agentbisect.bisect.report import Suspect
+from agentbisect.js import to_fixed
 from agentbisect.render.html.page import esc
 
 BOX_W = 380
@@ -22,7 +23,7 @@ def _cut(s: str, n: int) -> str:
 
 
 def _weight(w: float) -> str:
-    return "1" if w == 1 else f"{w:.3f}"
+    return "1" if w == 1 else to_fixed(w, 3)  # as the terminal's evidence-path tree rounds
 
 
 def path_svg(s: Suspect, trigger: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from msgspec import UNSET
-from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
@@ -14,6 +13,7 @@ from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
+from agentbisect.render.fit import Col, fitted_table, left_out_note
 from agentbisect.render.flags import print_flags
 from agentbisect.render.safetext import safe
 from agentbisect.results import AggregateResult
@@ -27,48 +27,53 @@ def rollup_table(
     run_row: BoundaryAggregate, aggs: list[BoundaryAggregate], hide: list[bool], show_all: bool
 ) -> None:
     con = stdout_console()
-    table = Table(title="Rollups", title_justify="left", pad_edge=False)
-    for name, just in (
-        ("label", "left"),
-        ("kind", "left"),
-        ("path", "left"),
-        ("LLM", "right"),
-        ("tools", "right"),
-        ("iter", "right"),
-        ("tok in", "right"),
-        ("tok out", "right"),
-        ("duration", "right"),
-    ):
-        table.add_column(name, justify=just, overflow="fold", no_wrap=just == "right")  # type: ignore[arg-type]
-    table.add_row(
-        Text("Run", style="bold"),
-        "run",
-        "",
-        str(run_row.llmCalls),
-        str(run_row.toolCalls),
-        str(run_row.iterations),
-        f"{run_row.tokens.input:,}",
-        f"{run_row.tokens.output:,}",
-        _dur(run_row.durationMs),
-        end_section=True,
-    )
-    shown = 0
+    cols = [
+        Col("label", wrap=True),
+        Col("kind", drop=1),
+        # a subflow path breaks after a "/", never inside a name
+        Col("path", breaks="/"),
+        Col("LLM", "right"),
+        Col("tools", "right"),
+        Col("iter", "right", drop=2),
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True),
+        Col("tok out", "right", wrap=True),
+        Col("duration", "right"),
+    ]
+    rows: list[list[str | Text]] = [
+        [
+            Text("Run", style="bold"),
+            "run",
+            "",
+            str(run_row.llmCalls),
+            str(run_row.toolCalls),
+            str(run_row.iterations),
+            f"{run_row.tokens.input:,}",
+            f"{run_row.tokens.output:,}",
+            _dur(run_row.durationMs),
+        ]
+    ]
     for a, h in zip(aggs, hide, strict=True):
         if h and not show_all:
             continue
-        shown += 1
-        table.add_row(
-            safe(a.label),
-            safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
-            safe("/".join(a.subflowPath[1:])),
-            str(a.llmCalls),
-            str(a.toolCalls),
-            str(a.iterations),
-            f"{a.tokens.input:,}",
-            f"{a.tokens.output:,}",
-            _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+        rows.append(
+            [
+                safe(a.label),
+                safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
+                safe("/".join(a.subflowPath[1:])),
+                str(a.llmCalls),
+                str(a.toolCalls),
+                str(a.iterations),
+                f"{a.tokens.input:,}",
+                f"{a.tokens.output:,}",
+                _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+            ]
         )
+    table, left_out = fitted_table(
+        cols, rows, con.width, title="Rollups", title_justify="left", sections=[0]
+    )
     con.print(table)
+    _say_left_out(left_out, con.width)
     n_hidden = sum(hide) if not show_all else 0
     if n_hidden:
         con.print(
@@ -130,16 +135,15 @@ def strip_table(stops: list[Stop]) -> None:
     if not stops:
         con.print(safe("Step strip: empty (no boundary index)"), style="dim")
         return
-    table = Table(title="Step strip", title_justify="left", pad_edge=False)
-    table.add_column("commit", justify="right")
-    table.add_column("stop")
-    table.add_column("stage", style="dim")
+    rows: list[list[str | Text]] = []
     for s in stops:
         label = Text("  " * s.depth)
         label.append(safe(s.label, "bold" if s.kind == "group-start" else "italic"))
         if s.coActiveGroupIds is not UNSET:
             label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))
-        table.add_row(safe(s.commitIdx), label, safe(s.runtimeStageId))
+        rows.append([safe(s.commitIdx), label, safe(s.runtimeStageId)])
+    cols = [Col("commit", "right"), Col("stop", wrap=True), Col("stage", style="dim", breaks="/")]
+    table, _ = fitted_table(cols, rows, con.width, title="Step strip", title_justify="left")
     con.print(table)
 
 
@@ -157,27 +161,45 @@ def flags_block(flags: list[Any]) -> None:
 def calls_table(calls: list[dict[str, Any]]) -> None:
     """Imported runs: one row per LLM/tool step, with the ids ``bisect --at-step`` takes."""
     con = stdout_console()
-    table = Table(title="Calls (bisect --at-step STEP, or --at-llm N)", title_justify="left")
-    for name, just in (
-        ("step", "left"),
-        ("N", "right"),
-        ("model / tool", "left"),
-        ("tok in", "right"),
-        ("tok out", "right"),
-        ("", "left"),
-    ):
-        table.add_column(name, justify=just, overflow="fold")  # type: ignore[arg-type]
+    failed = any(c.get("failed") for c in calls)
+    cols = [
+        Col("step"),  # an id to copy into --at-step: one line, whole
+        Col("N", "right"),
+        Col("model / tool", wrap=True, drop=2),
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True, drop=1),
+        Col("tok out", "right", wrap=True, drop=1),
+    ]
+    if failed:
+        cols.append(Col(""))
+    rows: list[list[str | Text]] = []
     for c in calls:
         tokens = c.get("tokens") or {}
-        table.add_row(
+        row: list[str | Text] = [
             safe(c["step"]),
             str(c["llmIndex"]) if "llmIndex" in c else "",
             safe(c.get("model") or c.get("toolName") or ""),
             f"{tokens['input']:,}" if "input" in tokens else "",
             f"{tokens['output']:,}" if "output" in tokens else "",
-            Text("failed", style="red") if c.get("failed") else "",
-        )
+        ]
+        if failed:
+            row.append(Text("failed", style="red") if c.get("failed") else "")
+        rows.append(row)
+    table, left_out = fitted_table(
+        cols,
+        rows,
+        con.width,
+        title="Calls (bisect --at-step STEP, or --at-llm N)",
+        title_justify="left",
+    )
     con.print(table)
+    _say_left_out(left_out, con.width)
+
+
+def _say_left_out(headers: list[str], width: int) -> None:
+    note = left_out_note(headers, width)
+    if note is not None:
+        stdout_console().print(Text(note, style="dim"))
 
 
 def render_aggregate(result: AggregateResult) -> None:
@@ -193,33 +215,50 @@ def render_aggregate(result: AggregateResult) -> None:
 
 
 def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
-    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes."""
+    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes.
+
+    Identifiers (step ids, model and tool names) never break mid-word: a model shared by every
+    call moves into the title, and at a narrow terminal the least needed columns are left out
+    (and the table says which) rather than folding ``get_refund_policy`` over two lines.
+    """
     con = stdout_console()
     if not calls:
         con.print(safe("LLM calls: none recorded"), style="dim")
         return
-    table = Table(title=f"LLM calls ({len(calls)})", title_justify="left", pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("step id", no_wrap=True)
-    table.add_column("model", overflow="fold")
-    table.add_column("tok in", justify="right", no_wrap=True)
-    table.add_column("tok out", justify="right", no_wrap=True)
-    table.add_column("latency", justify="right", no_wrap=True)
-    table.add_column("tools asked for", overflow="fold")
+    title = Text(f"LLM calls ({len(calls)})")
+    models = {c.model for c in calls}
+    one_model = len(models) == 1 and len(calls) > 1
+    if one_model:
+        title.append(" · model ")
+        title.append_text(safe(next(iter(models))))
+    cols = [Col("#", "right"), Col("step id", breaks="/")]
+    if not one_model:
+        cols.append(Col("model", wrap=True, drop=2))
+    cols += [
+        # numbers have no spaces: wrapping only lets the header go over two lines
+        Col("tok in", "right", wrap=True, drop=3),
+        Col("tok out", "right", wrap=True, drop=3),
+        Col("latency", "right", drop=1),
+        Col("tools asked for", wrap=True),
+    ]
+    rows: list[list[str | Text]] = []
     for c in calls:
         step = safe(c.step)
         if c.step not in localizable:
             step.append(" *", style="dim")
-        table.add_row(
-            str(c.index),
-            step,
-            safe(c.model),
+        row: list[str | Text] = [str(c.index), step]
+        if not one_model:
+            row.append(safe(c.model))
+        row += [
             "" if c.tokensIn is None else f"{c.tokensIn:,}",
             "" if c.tokensOut is None else f"{c.tokensOut:,}",
             "" if c.latencyMs is None else _dur(c.latencyMs),
             safe(", ".join(c.tools)),
-        )
+        ]
+        rows.append(row)
+    table, left_out = fitted_table(cols, rows, con.width, title=title, title_justify="left")
     con.print(table)
+    _say_left_out(left_out, con.width)
     if any(c.step not in localizable for c in calls):
         con.print(
             safe(

@@ -8,30 +8,28 @@ from __future__ import annotations
 
 from msgspec import UNSET
 from rich.panel import Panel
-from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.report import AblationRunStats, Attribution
+from agentbisect.bisect.report import Attribution
 from agentbisect.bisect.result import BisectResult
 from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
+from agentbisect.render.fit import Col, fitted_table, left_out_note
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
-from agentbisect.render.text import cost_line, fit_text, hop_text, search_lines, signed
+from agentbisect.render.text import (
+    cost_line,
+    fit_text,
+    hop_text,
+    search_lines,
+    signed,
+    stats_text,
+)
 
 # Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
 MAX_HOPS = 5
 KEEP_HOPS = 3
-
-
-def stats_text(b: AblationRunStats) -> str:
-    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max]."""
-    s = b.similarity
-    return (
-        f"{b.flips}/{b.samples} flipped · similarity {to_fixed(s.mean, 3)} ± "
-        f"{to_fixed(s.stdev, 3)} [{to_fixed(s.min, 3)}, {to_fixed(s.max, 3)}]"
-    )
 
 
 def render_report(result: BisectResult) -> None:
@@ -71,46 +69,34 @@ def render_report(result: BisectResult) -> None:
     )
     con.print(Panel(head, title="afp bisect", expand=False))
 
-    # Verdict columns only when reruns ran: in a correlational report they would be all dashes,
-    # and at 80 columns they squeeze the identity out.
+    # Verdict columns only when reruns ran: in a correlational report they would be all dashes.
     causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
     n_backed = sum(1 for v in result.views if v.backed)
     title = f"Suspects ({len(r.suspects)})"
-    if evidence_first:
+    if evidence_first and n_backed == len(r.suspects):
+        title += ", all backed by their own text"
+    elif evidence_first:
         title += f": {n_backed} backed by their own text, then {len(r.suspects) - n_backed} "
         title += "structure-only"
-    table = Table(title=title, show_lines=False, pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    # Identities keep whole words (up to 32 columns, then an ellipsis); the stage column, the
-    # least read, is the one that wraps.
-    widest = max((len(v.identity) for v in result.views), default=8)
-    table.add_column("identity", no_wrap=True, overflow="ellipsis", min_width=min(widest, 32))
-    # With the verdict column an 80-column terminal left the stage 3 cells wide, one id folded
-    # over seven lines; the stage is in the evidence-path tree below, so it goes there instead.
-    show_stage = not causal or con.width >= 100
-    if show_stage:
-        table.add_column("stage", overflow="fold", ratio=1)
+    cols = [Col("#", "right"), Col("kind"), Col("identity")]
+    # The stage (id and name) is the least read column, and it is in the evidence-path tree
+    # below: at a narrow terminal it goes first, rather than fold ids like
+    # execute_tool:get_refund_policy#5 mid-word. Ids and scores keep one line, whole.
+    cols.append(Col("stage", wrap=True, drop=1, breaks="/"))
     if evidence_first:
-        table.add_column("evidence", justify="right", no_wrap=True)
-        table.add_column("path", justify="right", no_wrap=True)
+        cols += [Col("evidence", "right"), Col("path", "right")]
     else:
-        table.add_column("score", justify="right", no_wrap=True)
-        table.add_column("path", justify="right", no_wrap=True)
-        table.add_column("content", justify="right", no_wrap=True)
+        cols += [Col("score", "right"), Col("path", "right"), Col("content", "right")]
     if causal:
-        table.add_column("verdict (flips)", no_wrap=True, overflow="ellipsis")
+        cols.append(Col("verdict (flips)", wrap=True))
+    rows: list[list[str | Text]] = []
     for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
-        if evidence_first and i == n_backed + 1 and n_backed:
-            table.add_section()  # the structure-only group: nothing of their own to judge
         upper = s.semanticScore is UNSET
         ident = view.identity
         # The stage id is noise where it is the identity itself (stage and arg suspects).
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
         stage.append(safe(s.stageName or "", "dim"))
-        row: list[str | Text] = [str(i), s.kind, safe(ident)]
-        if show_stage:
-            row.append(stage)
+        row: list[str | Text] = [str(i), s.kind, safe(ident), stage]
         if evidence_first:
             path = Text(to_fixed(s.structuralScore, 3))
             if not view.backed:
@@ -136,8 +122,14 @@ def render_report(result: BisectResult) -> None:
             if s.cost is not UNSET:
                 verdict.append(f" ({view.cost_class})", style="dim")
             row.append(verdict)
-        table.add_row(*row)
+        rows.append(row)
+    # the structure-only group (nothing of their own to judge) after a rule
+    split = [n_backed - 1] if evidence_first and 0 < n_backed < len(rows) else []
+    table, left_out = fitted_table(cols, rows, con.width, title=title, sections=split)
     con.print(table)
+    note = left_out_note(left_out, con.width, "the evidence paths below name it")
+    if note is not None:
+        con.print(Text(note, "dim"))
     if evidence_first:
         # What each suspect said, one line each and cut at the terminal's edge: a column in the
         # table folded every text into a tall, narrow strip at 80 columns.
@@ -193,18 +185,20 @@ def render_report(result: BisectResult) -> None:
         print_attribution(r.attribution)
 
     if r.dropped is not UNSET and r.dropped:
-        dt = Table(title="Missing context (available, never sent)")
-        dt.add_column("#", justify="right")
-        dt.add_column("id")
-        dt.add_column("verdict")
-        dt.add_column("runs")
-        for i, c in enumerate(r.dropped, 1):
-            dt.add_row(
-                str(i),
-                safe(c.id),
-                c.verdict.verdict if c.verdict is not UNSET else "—",
-                stats_text(c.runs) if c.runs is not UNSET else "",
-            )
+        dt, _ = fitted_table(
+            [Col("#", "right"), Col("id"), Col("verdict"), Col("runs", wrap=True)],
+            [
+                [
+                    str(i),
+                    safe(c.id),
+                    c.verdict.verdict if c.verdict is not UNSET else "—",
+                    stats_text(c.runs) if c.runs is not UNSET else "",
+                ]
+                for i, c in enumerate(r.dropped, 1)
+            ],
+            con.width,
+            title="Missing context (available, never sent)",
+        )
         con.print(dt)
     if r.baseline is not UNSET:
         con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))
@@ -225,33 +219,43 @@ def print_attribution(a: Attribution) -> None:
     con = stdout_console()
     unreliable = a.fit.value is None or a.fit.value < a.fit.reliableAbove
     what = "flip score" if a.score == "flip" else "1 − similarity"
-    table = Table(
+    cols = [
+        Col("#", "right"),
+        Col("kind"),
+        Col("identity"),
+        Col("at", wrap=True, drop=1),
+        Col("suspect", "right", wrap=True),
+        Col("weight", "right"),
+        Col("removed in", "right", wrap=True),
+    ]
+    rows: list[list[str | Text]] = []
+    for i, w in enumerate(a.weights, 1):
+        style = "dim" if w.weight == 0 else ("bold red" if w.weight > 0 else "green")
+        rows.append(
+            [
+                str(i),
+                w.kind,
+                safe(w.id),
+                safe(", ".join(w.sources)),
+                ", ".join(f"#{r}" for r in w.suspectRanks),
+                Text(signed(w.weight), style=style),
+                f"{w.removedIn}/{a.masks}",
+            ]
+        )
+    table, left_out = fitted_table(
+        cols,
+        rows,
+        con.width,
         title=(
             f"Attribution (surrogate: {a.masks} masks, keep {a.keepProb:g}, "
             f"{a.rerunsUsed} reruns in all)"
         ),
         caption=f"weight = estimated change in the {what} when the source is removed",
-        pad_edge=False,
     )
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("identity", overflow="fold", ratio=2)
-    table.add_column("at", overflow="fold", ratio=1)
-    table.add_column("suspect", justify="right", no_wrap=True)
-    table.add_column("weight", justify="right", no_wrap=True)
-    table.add_column("removed in", justify="right", no_wrap=True)
-    for i, w in enumerate(a.weights, 1):
-        style = "dim" if w.weight == 0 else ("bold red" if w.weight > 0 else "green")
-        table.add_row(
-            str(i),
-            w.kind,
-            safe(w.id),
-            safe(", ".join(w.sources)),
-            ", ".join(f"#{r}" for r in w.suspectRanks),
-            Text(signed(w.weight), style=style),
-            f"{w.removedIn}/{a.masks}",
-        )
     con.print(table)
+    note = left_out_note(left_out, con.width)
+    if note is not None:
+        con.print(Text(note, "dim"))
     fit = Text("fit: ")
     fit.append(fit_text(a), style="yellow" if unreliable else "")
     if unreliable:
