@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, Raw
 
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 from agentbisect.load import (
     MAX_DEPTH,
@@ -45,13 +46,6 @@ SHAPES = {
     "snapshot": "D: bare snapshot",
     "boundary-row": "E: bare boundary row",
 }
-
-
-class _TopLevelFast(TopLevel, kw_only=True):
-    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
-
-
-_TOP_FAST = msgspec.json.Decoder(_TopLevelFast)
 
 
 def sniff(data: bytes) -> bool:
@@ -85,14 +79,13 @@ def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
         except RecursionError:
             raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels") from None
         raise InputError(name, "expected a JSON object (a recording) or an array of domain events")
-    try:
-        # Fast path: decode the snapshot's skeleton in the same pass (the usual recording).
-        top: TopLevel = _TOP_FAST.decode(data)
-    except RecursionError:
-        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$") from None
-    except msgspec.MsgspecError:
-        # Anything unusual: the careful path, which reports or degrades part by part.
-        top = _decode(name, data, TopLevel, "$")
+    # Fast path: the snapshot's skeleton decoded in the same pass (the usual recording), shared
+    # with the sniffs that already asked about these bytes.
+    parsed = toplevel.parse(data)
+    if isinstance(parsed.error, RecursionError):
+        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$")
+    # Anything unusual: the careful path, which reports or degrades part by part.
+    top: TopLevel = parsed.top if parsed.top is not None else _decode(name, data, TopLevel, "$")
     return _from_top(name, top, data, compressed, len(data), "$")
 
 
