@@ -43,7 +43,7 @@ from agentbisect.steps import (
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from agentbisect.boundary.rollup import BoundaryAggregate, EventColumns
+    from agentbisect.boundary.rollup import BoundaryAggregate, PathTotals
 
 
 @dataclass
@@ -106,31 +106,31 @@ class Run:
         return build_step_graph(self.events)
 
     @cached_property
-    def _columns(self) -> EventColumns:
+    def _totals(self) -> PathTotals:
         # One pass over the events serves both the boundary rollups and the run row. Imported
-        # here: the rollups are numpy's, and bisect and events never ask for them.
-        from agentbisect.boundary.rollup import EventColumns
+        # here: bisect and events never ask for them.
+        from agentbisect.boundary.rollup import PathTotals
 
-        return EventColumns(self.events)
+        return PathTotals(self.events)
 
     @cached_property
     def aggregates(self) -> list[BoundaryAggregate]:
         from agentbisect.boundary.rollup import aggregate_all_boundaries
 
-        return aggregate_all_boundaries(self.events, self._columns)
+        return aggregate_all_boundaries(self.events, self._totals)
 
     @cached_property
     def run_row(self) -> BoundaryAggregate:
         from agentbisect.boundary.rollup import aggregate_run
 
-        return aggregate_run(self.events, self._columns)
+        return aggregate_run(self.events, self._totals)
 
     @cached_property
     def usage_out_of_range(self) -> int:
         """llm.end events whose usage holds a count outside [0, 2**53] (left out of totals).
 
-        Counted here rather than read off the rollup columns, so that the flags of a run that
-        never aggregates (bisect, events) do not pull in numpy.
+        Counted here rather than read off the rollup totals, so that the flags of a run that
+        never aggregates (bisect, events) do not build them.
         """
         from agentbisect.js import countable
         from agentbisect.schema.events import LlmEnd
