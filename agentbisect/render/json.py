@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from agentbisect.bisect.result import BisectResult
-from agentbisect.render import Unsupported
+from agentbisect.render import Unsupported, is_bisect_result
 from agentbisect.render.console import write_bytes, write_json
 from agentbisect.render.flags import stderr_flags
 from agentbisect.render.table import notes
@@ -26,7 +25,7 @@ def render(result: object) -> None:
         write_json(result.graph)
     elif isinstance(result, AggregateResult | RecordSummary):
         write_json(result.to_json())
-    elif isinstance(result, BisectResult):
+    elif is_bisect_result(result):
         from agentbisect.bisect.report import report_json
 
         notes(result.warnings)
