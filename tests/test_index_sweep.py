@@ -20,8 +20,19 @@ from agentbisect.boundary.index import (
     RunLabel,
     SubflowLabel,
 )
+from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
 from agentbisect.boundary.strip import Group, _name, build_groups
 from agentbisect.run import open_run
+from agentbisect.schema.events import (
+    CompositionEnd,
+    CompositionStart,
+    LlmStart,
+    OtherEvent,
+    RunEntry,
+    RunExit,
+    SubflowEntry,
+    SubflowExit,
+)
 from tests.helpers import recording
 
 # ---------------------------------------------------------------- the numpy oracle
@@ -198,3 +209,138 @@ def test_huge_positions_saturate_instead_of_crashing() -> None:
     )
     assert [r.endIdx for r in ix.enclosing(10**300)] == [10**400]
     assert ix.enclosing_ids_each([5, math.nan]) == [[0], []]
+
+
+# ---------------------------------------------------------------- the rebuild, as it was
+
+
+def old_rebuild(events: list[Any], commit_log_empty: bool) -> IndexBuild:
+    """``rebuild_index`` before it dispatched on the event class (isinstance chains)."""
+    from msgspec import UnsetType
+
+    from agentbisect.boundary.rebuild import _RANGE_TYPES, ROOT_KEY, _position, label_for
+
+    index = CommitRangeIndex()
+    build = IndexBuild(index)
+    open_by_key: dict[str, Any] = {}
+    positions: list[Any] = []
+    openers = 0
+    for i, ev in enumerate(events):
+        if isinstance(ev, OtherEvent):
+            if ev.type in _RANGE_TYPES and _position(ev.commitIdxBefore) is None:
+                build.unpositioned += 1
+            continue
+        if not isinstance(
+            ev, RunEntry | RunExit | SubflowEntry | SubflowExit | CompositionStart | CompositionEnd
+        ):
+            continue
+        pos = _position(ev.commitIdxBefore)
+        if pos is None:
+            build.unpositioned += 1
+            continue
+        if isinstance(ev, CompositionStart | CompositionEnd):
+            if not isinstance(ev.compositionId, str):
+                build.skipped += 1
+                continue
+            key = "composition:" + ev.compositionId
+        elif isinstance(ev, RunEntry | RunExit):
+            if not isinstance(ev.runtimeStageId, str):
+                build.skipped += 1
+                continue
+            key = ROOT_KEY
+        else:
+            if not isinstance(ev.runtimeStageId, str) or not ev.subflowId:
+                build.skipped += 1
+                continue
+            key = ev.runtimeStageId
+        positions.append(pos)
+        if isinstance(ev, RunEntry | SubflowEntry | CompositionStart):
+            openers += 1
+            if key in open_by_key:
+                build.reopened.append(key)
+            label = label_for(ev)
+            open_by_key[key] = (index.open(label, pos), label)
+            build.range_events[id(label)] = [i]
+        else:
+            entry = open_by_key.pop(key, None)
+            if entry is not None:
+                index.close(entry[0], pos)
+                build.range_events[id(entry[1])].append(i)
+    if (positions and all(p == 0 for p in positions) and (openers > 1 or not commit_log_empty)) or (
+        not positions and build.unpositioned
+    ):
+        build.legacy = True
+        index.clear()
+        build.reopened = []
+        build.range_events = {}
+        return build
+    build.unclosed = [r.label.runtimeStageId for r in index.all() if not r.closed]
+    build.phantoms = len(
+        [r for r in index.all() if not isinstance(r.endIdx, UnsetType) and r.endIdx < r.startIdx]
+    )
+    return build
+
+
+event_positions = st.one_of(
+    st.integers(0, 9), st.sampled_from([None, True, -1, 1.5, math.inf, math.nan])
+)
+
+
+EVENT_CLASSES = [
+    RunEntry,
+    RunExit,
+    SubflowEntry,
+    SubflowExit,
+    CompositionStart,
+    CompositionEnd,
+    OtherEvent,
+    LlmStart,
+]
+
+
+@st.composite
+def range_events(draw: st.DrawFn) -> list[Any]:
+    out: list[Any] = []
+    for _ in range(draw(st.integers(0, 20))):
+        pos = draw(event_positions)
+        kw: dict[str, Any] = {} if pos is None else {"commitIdxBefore": pos}
+        rid = draw(st.sampled_from(["__root__#0", "a#1", "b#2", None]))
+        if rid is not None:
+            kw["runtimeStageId"] = rid
+        kw["subflowPath"] = draw(st.sampled_from(PATHS))
+        cls = draw(st.sampled_from(EVENT_CLASSES))
+        if cls in (SubflowEntry, SubflowExit):
+            sid = draw(st.sampled_from(["a", "", None]))
+            if sid is not None:
+                kw["subflowId"] = sid
+        if cls in (CompositionStart, CompositionEnd):
+            cid = draw(st.sampled_from(["c1", "c2", None]))
+            if cid is not None:
+                kw["compositionId"] = cid
+        if cls is OtherEvent:
+            kind = draw(st.sampled_from(["subflow.entry", "run.exit", "llm.start", "x.y"]))
+            out.append(OtherEvent(type=kind, commitIdxBefore=kw.get("commitIdxBefore")))
+            continue
+        out.append(cls(**kw))
+    return out
+
+
+def _summary(build: IndexBuild) -> tuple[Any, ...]:
+    ranges = [(r.startIdx, r.endIdx, r.label) for r in build.index.in_insertion_order()]
+    events = {i: build.events_of(r) for i, r in enumerate(build.index.in_insertion_order())}
+    return (
+        build.legacy,
+        build.unpositioned,
+        build.unclosed,
+        build.reopened,
+        build.phantoms,
+        build.skipped,
+        repr(ranges),
+        events,
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(range_events(), st.booleans())
+def test_rebuild_equals_the_isinstance_version(events: list[Any], empty_log: bool) -> None:
+    assert _summary(rebuild_index(events, empty_log)) == _summary(old_rebuild(events, empty_log))

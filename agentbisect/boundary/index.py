@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from msgspec import UNSET, Struct, UnsetType
 
@@ -65,9 +65,11 @@ class Range(Struct, kw_only=True, omit_defaults=True):
         return self.endIdx is not UNSET
 
 
-@dataclass(frozen=True)
-class Token:
-    """Handle returned by ``open``; only valid for the index (and generation) that issued it."""
+class Token(NamedTuple):
+    """Handle returned by ``open``; only valid for the index (and generation) that issued it.
+
+    A named tuple rather than a frozen dataclass: one is made per range, and the dataclass's
+    ``__init__`` cost more than the rest of ``open``."""
 
     owner: int
     generation: int
