@@ -96,9 +96,9 @@ def require_content(loaded: Loaded) -> None:
     """A file with no events of either kind, no commit log and no readable boundary row holds
     nothing any command can use: it is not a recording (``{"snapshot": 5}``), an input error.
     Degraded files that hold any of these stay readable, with honesty flags."""
-    if loaded.domain is not None and (loaded.domain.events or loaded.domain.non_objects):
-        return
     if not loaded.commit_log_empty():
+        return  # (asked first: it does not make the loader decode the domain events)
+    if loaded.domain is not None and (loaded.domain.events or loaded.domain.non_objects):
         return
     raw = loaded.typed_events_raw
     if raw is not None and memoryview(raw)[:64].tobytes().replace(b" ", b"").strip()[:2] != b"[]":

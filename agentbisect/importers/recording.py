@@ -23,7 +23,6 @@ from agentbisect.load import (
     Loaded,
     _decode,
     _decode_error,
-    decode_domain_events,
     raw_kind,
     run_deep,
 )
@@ -258,25 +257,8 @@ def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
 
 
 def _set_domain(loaded: Loaded, raw: Raw | bytes, path: str, source: str) -> None:
-    dom = decode_domain_events(loaded.file, raw, path)
-    loaded.domain = dom
-    loaded.domain_source = source
-    if dom.null_holes:
-        loaded.warn("null-holes", f"{dom.null_holes} null item(s) in {path} were skipped")
-    if dom.non_objects:
-        loaded.warn("non-object-events", f"{dom.non_objects} non-object item(s) in {path} skipped")
-    if dom.unknown_types:
-        loaded.warn(
-            "unknown-event-types",
-            f"{dom.unknown_types} event(s) of types this afp does not know (newer producer?): "
-            "kept in the event stream, ignored by the index, step graph and rollups",
-        )
-    if dom.malformed:
-        loaded.warn(
-            "malformed-events",
-            f"{dom.malformed} event(s) of known types could not be read and were ignored "
-            "by the analyses",
-        )
+    # Decoded when a command first reads the events (load.Loaded.defer_domain).
+    loaded.defer_domain(raw, path, source)
 
 
 # --------------------------------------------------------------------------- re-projection
