@@ -75,19 +75,21 @@ def import_bytes(
     """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from."""
     from agentbisect.importers import recording, toplevel
 
-    # The sniffs and the recording importer share one decode of the input's top level.
+    # The sniffs and the recording importer share one decode of the input's top level (only
+    # while they run: a conversion must not keep the input alive through it).
     with toplevel.shared(data):
         imp = importer_for(data)
         check_options(imp, options)
         if imp is None or imp is cast(Importer, recording):
             # Not JSON-ish at all still goes to the recording importer, which names the error.
             loaded = recording.load(name, data, compressed)
-        else:
-            conv = convert_with(imp, name, data, options)
-            loaded = recording.load(name, conv.data, compressed)
-            loaded.shape = imp.NAME
-            loaded.size = len(data)
-            loaded.warnings[:0] = conv.notes
+            require_content(loaded)
+            return loaded
+    conv = convert_with(imp, name, data, options)
+    loaded = recording.load(name, conv.data, compressed)
+    loaded.shape = imp.NAME
+    loaded.size = len(data)
+    loaded.warnings[:0] = conv.notes
     require_content(loaded)
     return loaded
 
