@@ -344,3 +344,12 @@ def _summary(build: IndexBuild) -> tuple[Any, ...]:
 @given(range_events(), st.booleans())
 def test_rebuild_equals_the_isinstance_version(events: list[Any], empty_log: bool) -> None:
     assert _summary(rebuild_index(events, empty_log)) == _summary(old_rebuild(events, empty_log))
+
+
+def test_event_classes_are_never_subclassed() -> None:
+    # The hot folds (step graph, rollups, call rows, index rebuild) test the exact class,
+    # ``type(ev) is LlmStart``: a subclass would silently fall through them.
+    from agentbisect.schema.events import KnownEvent
+
+    for cls in (*KnownEvent.__args__, OtherEvent):
+        assert cls.__subclasses__() == [], cls

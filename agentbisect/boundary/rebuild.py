@@ -76,7 +76,7 @@ class IndexBuild:
 
 def _position(value: object) -> Position | None:
     # JSON booleans are not positions (bool is an int subclass in Python).
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if (isinstance(value, float) and (not math.isfinite(value))) or value < 0:
         return 0

@@ -65,15 +65,16 @@ class PathTotals:
         of_path: dict[tuple[str, ...], list[list[float]]] = {}
         ints = True
         for ev in events:
-            if isinstance(ev, LlmStart):
+            # exact classes, as in the step graph (events are never subclassed)
+            if type(ev) is LlmStart:
                 col, amount = 2, 1.0
-            elif isinstance(ev, ToolStart):
+            elif type(ev) is ToolStart:
                 if not ev.dispatched:
                     continue
                 col, amount = 3, 1.0
-            elif isinstance(ev, LlmEnd):
+            elif type(ev) is LlmEnd:
                 col, amount = -1, 0.0
-            elif isinstance(ev, LoopIteration):
+            elif type(ev) is LoopIteration:
                 col, amount = 4, 1.0
             else:
                 continue
@@ -86,7 +87,7 @@ class PathTotals:
                     sink[col] += amount
                 continue
             # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
-            if isinstance(ev, LlmEnd) and ev.usage is not UNSET:
+            if type(ev) is LlmEnd and ev.usage is not UNSET:
                 u = ev.usage
                 ok_in, ok_out = countable(u.input), countable(u.output)
                 if ok_in:
