@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -42,19 +41,32 @@ _TOP = msgspec.json.Decoder(Top)
 _KEYS = msgspec.json.Decoder(dict[str, Raw])
 
 
-@dataclass
 class Parsed:
     """What decoding the whole input as one object gave: the fast ``top`` (None when it failed,
-    ``error`` says why), and the raw members when only the generic decode succeeded."""
+    ``error`` says why). When only the fast shape failed (an unusual snapshot), the members are
+    read by the generic decode, once and only if a sniff asks for one."""
 
-    top: Top | None
-    error: BaseException | None
-    keys: dict[str, Raw] | None = None
+    def __init__(self, data: bytes, top: Top | None, error: BaseException | None) -> None:
+        self.top = top
+        self.error = error
+        # The generic decode is worth trying only after a validation error: a syntax error or
+        # a nesting too deep would stop it at the same byte.
+        self._data: bytes | None = data if isinstance(error, msgspec.ValidationError) else None
+        self._keys: dict[str, Raw] | None = None
+
+    def _members(self) -> dict[str, Raw] | None:
+        if self._data is not None:
+            data, self._data = self._data, None
+            try:
+                self._keys = _KEYS.decode(data)
+            except (msgspec.MsgspecError, RecursionError):
+                self._keys = None
+        return self._keys
 
     @property
     def is_object(self) -> bool:
         """Whether the input is one well-formed JSON object."""
-        return self.top is not None or self.keys is not None
+        return self.top is not None or self._members() is not None
 
     def member(self, key: str) -> Raw | UnsetType:
         """The raw value of top-level ``key`` (one of ``SNIFF_KEYS``), UNSET when absent."""
@@ -63,25 +75,15 @@ class Parsed:
         if self.top is not None:
             value: Raw | UnsetType = getattr(self.top, key)
             return value
-        if self.keys is not None:
-            return self.keys.get(key, UNSET)
-        return UNSET
+        keys = self._members()
+        return UNSET if keys is None else keys.get(key, UNSET)
 
 
 def _parse(data: bytes) -> Parsed:
     try:
-        return Parsed(_TOP.decode(data), None)
-    except RecursionError as exc:
-        return Parsed(None, exc)
-    except msgspec.ValidationError as exc:  # (a DecodeError subclass: caught first)
-        error: BaseException = exc
-    except msgspec.DecodeError as exc:
-        # Not JSON (or truncated): the generic decode would stop at the same byte.
-        return Parsed(None, exc)
-    try:
-        return Parsed(None, error, _KEYS.decode(data))
-    except (msgspec.MsgspecError, RecursionError):
-        return Parsed(None, error)
+        return Parsed(data, _TOP.decode(data), None)
+    except (RecursionError, msgspec.MsgspecError) as exc:
+        return Parsed(data, None, exc)
 
 
 # One entry per input being imported: [its bytes, their decode once asked for].
