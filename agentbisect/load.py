@@ -175,10 +175,11 @@ class Loaded(Struct):
     def _decode_domain(self) -> None:
         assert self._pending is not None
         raw, path, at = self._pending
-        self._pending = None
         dom = run_deep(decode_domain_events, self.file, raw, path)
+        # Settled only once decoded: an error would be raised again, never read as "no events".
         self._domain = dom
         self._warnings[at:at] = domain_warnings(dom, path)
+        self._pending = None
 
     def typed_events(self) -> list[TypedEvent]:
         """The typed event stream (recording.md §1.6), decoded on first use."""

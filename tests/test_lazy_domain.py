@@ -94,3 +94,14 @@ def test_an_upstream_bisect_never_decodes_the_domain_events() -> None:
     result = bisect_run(run, BisectOptions(at_step="call-llm#106", upstream=True))
     assert result.report.suspects
     assert run.loaded.domain_pending  # still not decoded
+
+
+def test_a_domain_array_that_cannot_be_read_fails_every_time_it_is_asked_for() -> None:
+    from agentbisect.errors import InputError
+
+    loaded = load_bytes(Path(recording("react-tools")).read_bytes(), "rt.json")
+    loaded.defer_domain(b"[1, ", "$.x", "boundary-row")  # not JSON: the load never does this
+    for _ in range(2):
+        with pytest.raises(InputError):
+            loaded.domain  # noqa: B018
+    assert loaded.domain_pending
