@@ -275,5 +275,5 @@ MAX_COUNT = 2**53
 def countable(value: object) -> bool:
     """True for a token count that may be summed: a number (not a bool) in [0, 2**53]."""
     return (
-        isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+        isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
     )

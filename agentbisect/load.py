@@ -117,14 +117,16 @@ class Loaded(Struct):
     boundary_row: RecorderRow | None = None
     boundary_rows_ignored: list[str] = field(default_factory=list)
     domain_source: str | None = None  # where domain events came from, None when absent
-    domain: DomainEvents | None = None
+    _domain: DomainEvents | None = None
     mode: str = "full"
     mode_source: str = "assumed"
     control_deps_raw: Raw | None = None
     quality_raw: Raw | None = None
     import_raw: Raw | None = None  # the ``import`` key an importer wrote (traces, transcripts)
-    warnings: list[HonestyFlag] = field(default_factory=list)
+    _warnings: list[HonestyFlag] = field(default_factory=list)
     _typed: list[TypedEvent] | None = None
+    # A domain-event array not decoded yet: (raw, JSON path, where its warnings go).
+    _pending: tuple[Raw | bytes, str, int] | None = None
 
     @property
     def shape_name(self) -> str:
@@ -133,7 +135,51 @@ class Loaded(Struct):
         return shape_label(self.shape)
 
     def warn(self, name: str, note: str) -> None:
-        self.warnings.append(flag(name, note))
+        self._warnings.append(flag(name, note))
+
+    @property
+    def warnings(self) -> list[HonestyFlag]:
+        """The loader's honesty flags, in the order the parts were read."""
+        if self._pending is not None:
+            self._decode_domain()
+        return self._warnings
+
+    @property
+    def domain(self) -> DomainEvents | None:
+        """The domain events (the boundary row's, a trace's), decoded on first use."""
+        if self._pending is not None:
+            self._decode_domain()
+        return self._domain
+
+    @domain.setter
+    def domain(self, value: DomainEvents | None) -> None:
+        self._pending = None
+        self._domain = value
+
+    def defer_domain(self, raw: Raw | bytes, path: str, source: str) -> None:
+        """Take ``raw`` as the domain-event array, decoded when first asked for.
+
+        A command that never reads the events (``afp bisect``: the commit log, the typed events
+        and the tree) skips their decoding, ~28 MB of a 30 MB run. The decode's warnings land
+        where they would have had it been decoded now, and it cannot fail on a part the loader
+        already read as JSON.
+        """
+        self.domain_source = source
+        self._pending = (raw, path, len(self._warnings))
+
+    @property
+    def domain_pending(self) -> bool:
+        """Whether a domain-event array is waiting to be decoded."""
+        return self._pending is not None
+
+    def _decode_domain(self) -> None:
+        assert self._pending is not None
+        raw, path, at = self._pending
+        dom = run_deep(decode_domain_events, self.file, raw, path)
+        # Settled only once decoded: an error would be raised again, never read as "no events".
+        self._domain = dom
+        self._warnings[at:at] = domain_warnings(dom, path)
+        self._pending = None
 
     def typed_events(self) -> list[TypedEvent]:
         """The typed event stream (recording.md §1.6), decoded on first use."""
@@ -299,6 +345,34 @@ def decode_domain_events(name: str, raw: Raw | bytes, path: str) -> DomainEvents
         )
     result._raws = kept
     return result
+
+
+def domain_warnings(dom: DomainEvents, path: str) -> list[HonestyFlag]:
+    """What decoding a domain-event array at ``path`` skipped, as honesty flags."""
+    out = []
+    if dom.null_holes:
+        out.append(flag("null-holes", f"{dom.null_holes} null item(s) in {path} were skipped"))
+    if dom.non_objects:
+        out.append(
+            flag("non-object-events", f"{dom.non_objects} non-object item(s) in {path} skipped")
+        )
+    if dom.unknown_types:
+        out.append(
+            flag(
+                "unknown-event-types",
+                f"{dom.unknown_types} event(s) of types this afp does not know (newer producer?): "
+                "kept in the event stream, ignored by the index, step graph and rollups",
+            )
+        )
+    if dom.malformed:
+        out.append(
+            flag(
+                "malformed-events",
+                f"{dom.malformed} event(s) of known types could not be read and were ignored "
+                "by the analyses",
+            )
+        )
+    return out
 
 
 _TYPED_FAST = msgspec.json.Decoder(list[TypedEvent | None])

@@ -7,7 +7,7 @@ that every renderer shows the same limits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,7 +43,7 @@ from agentbisect.steps import (
 T = TypeVar("T")
 
 if TYPE_CHECKING:
-    from agentbisect.boundary.rollup import BoundaryAggregate, EventColumns
+    from agentbisect.boundary.rollup import BoundaryAggregate, PathTotals
 
 
 @dataclass
@@ -51,12 +51,26 @@ class Run:
     """A loaded recording plus everything derived from it (lazily)."""
 
     loaded: Loaded
-    events: list[DomainEvent] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.derived_typed_half = False
+        if not self.loaded.domain_pending:
+            # Nothing to decode (no boundary row): complete now, so that ``loaded.domain`` is
+            # the typed half when that is all there is, as readers of ``loaded`` expect.
+            self.events  # noqa: B018
+
+    @cached_property
+    def events(self) -> list[DomainEvent]:
+        """The domain events, decoded (and completed from the typed stream) on first use: a
+        command that reads none of them (bisect) does not pay for the biggest part of a run."""
+        self._derived_typed_half = False
         self._complete_domain_events()
-        self.events = self.loaded.domain.events if self.loaded.domain is not None else []
+        return self.loaded.domain.events if self.loaded.domain is not None else []
+
+    @property
+    def derived_typed_half(self) -> bool:
+        """Whether the LLM/tool/injection/composition events were rebuilt from the typed stream."""
+        self.events  # noqa: B018 - decided while the events are completed
+        return self._derived_typed_half
 
     def _complete_domain_events(self) -> None:
         """§5.5 cases 2–3: rebuild the typed half when the row lacks it (or there is no row)."""
@@ -82,7 +96,7 @@ class Run:
             items = half
             lo.domain_source = "typed-events"
         lo.domain = decode_domain_events(lo.file, b"[" + b",".join(items) + b"]", "$.events")
-        self.derived_typed_half = True
+        self._derived_typed_half = True
 
     # ----------------------------------------------------------------- derived structures
 
@@ -106,31 +120,31 @@ class Run:
         return build_step_graph(self.events)
 
     @cached_property
-    def _columns(self) -> EventColumns:
+    def _totals(self) -> PathTotals:
         # One pass over the events serves both the boundary rollups and the run row. Imported
-        # here: the rollups are numpy's, and bisect and events never ask for them.
-        from agentbisect.boundary.rollup import EventColumns
+        # here: bisect and events never ask for them.
+        from agentbisect.boundary.rollup import PathTotals
 
-        return EventColumns(self.events)
+        return PathTotals(self.events)
 
     @cached_property
     def aggregates(self) -> list[BoundaryAggregate]:
         from agentbisect.boundary.rollup import aggregate_all_boundaries
 
-        return aggregate_all_boundaries(self.events, self._columns)
+        return aggregate_all_boundaries(self.events, self._totals)
 
     @cached_property
     def run_row(self) -> BoundaryAggregate:
         from agentbisect.boundary.rollup import aggregate_run
 
-        return aggregate_run(self.events, self._columns)
+        return aggregate_run(self.events, self._totals)
 
     @cached_property
     def usage_out_of_range(self) -> int:
         """llm.end events whose usage holds a count outside [0, 2**53] (left out of totals).
 
-        Counted here rather than read off the rollup columns, so that the flags of a run that
-        never aggregates (bisect, events) do not pull in numpy.
+        Counted here rather than read off the rollup totals, so that the flags of a run that
+        never aggregates (bisect, events) do not build them.
         """
         from agentbisect.js import countable
         from agentbisect.schema.events import LlmEnd
@@ -268,6 +282,9 @@ class Run:
         try:
             return msgspec.json.decode(raw, type=typ)
         except msgspec.MsgspecError as exc:
+            # Complete the events first: their warnings came first when they were decoded at
+            # load, and the order of the flags is part of the output.
+            self.events  # noqa: B018
             self.loaded.warn(
                 "import-unreadable", f"the recording's import key is unreadable ({exc}); ignored"
             )
@@ -407,6 +424,7 @@ class Run:
     def source(self) -> dict[str, Any]:
         """What was read, for ``--json`` output and ``--verbose``."""
         lo = self.loaded
+        events = self.events  # completing them may say where they came from (domain_source)
         dom = lo.domain
         out: dict[str, Any] = {
             "file": lo.file,
@@ -421,7 +439,7 @@ class Run:
             if (dom is not None and self.index_build.legacy)
             else ("present" if dom is not None else "unknown"),
             "counts": {
-                "domainEvents": len(self.events),
+                "domainEvents": len(events),
                 "typedEvents": len(lo.typed_events()),
                 "commits": self.commit_count,
                 "ranges": self.index.size,

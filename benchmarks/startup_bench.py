@@ -61,10 +61,19 @@ class Case:
     ratios: list[float] = field(default_factory=list)
     afp_rss: int = 0
     node_rss: int = 0
+    # user + system CPU seconds per run: steadier than wall time on a shared machine
+    afp_cpu: list[float] = field(default_factory=list)
+    node_cpu: list[float] = field(default_factory=list)
 
 
 def run_child(argv: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (bytes) of one child process; output discarded."""
+    wall, rss, _ = run_child_cpu(argv)
+    return wall, rss
+
+
+def run_child_cpu(argv: list[str]) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (bytes) and user+system CPU seconds of one child process."""
     with open(os.devnull, "wb") as null:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE, env=ENV)
@@ -76,7 +85,7 @@ def run_child(argv: list[str]) -> tuple[float, int]:
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"{' '.join(argv)} failed (exit {code}): {err.decode()[-500:]}")
-    return wall, usage.ru_maxrss * 1024
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def offers_upstream(command: str) -> bool:
@@ -142,13 +151,15 @@ def measure(case: Case, pairs: int) -> None:
         for side, argv in order:
             if argv is None:
                 continue
-            wall, rss = run_child(argv)
+            wall, rss, cpu = run_child_cpu(argv)
             got[side] = wall
             if side == "afp":
                 case.afp_s.append(wall)
+                case.afp_cpu.append(cpu)
                 case.afp_rss = max(case.afp_rss, rss)
             else:
                 case.node_s.append(wall)
+                case.node_cpu.append(cpu)
                 case.node_rss = max(case.node_rss, rss)
         if "node" in got:
             case.ratios.append(got["afp"] / got["node"])
@@ -259,12 +270,18 @@ def main() -> None:
         row: dict[str, object] = {
             "case": case.name,
             "afpS": round(statistics.median(case.afp_s), 4),
+            "afpCpuS": round(statistics.median(case.afp_cpu), 4),
             "afpPeakMB": round(case.afp_rss / 1e6, 1),
         }
         if case.ratios:
             ratio = statistics.median(case.ratios)
             row |= {
                 "nodeS": round(statistics.median(case.node_s), 4),
+                "nodeCpuS": round(statistics.median(case.node_cpu), 4),
+                # medians of CPU time, a check on the wall-time ratio (Node uses helper threads)
+                "cpuRatio": round(
+                    statistics.median(case.afp_cpu) / statistics.median(case.node_cpu), 3
+                ),
                 "nodePeakMB": round(case.node_rss / 1e6, 1),
                 "ratio": round(ratio, 3),
                 "goal": case.goal,
@@ -307,6 +324,7 @@ def main() -> None:
                 else ""
             )
             + ("" if r.get("sameReportAsNode", True) else "  REPORTS DIFFER")
+            + f"  cpu s afp/node {r['afpCpuS']:.3f}/{r.get('nodeCpuS', float('nan')):.3f}"
         )
     print("  floor: " + ", ".join(f"{k} {v:.3f} s" for k, v in base.items()))
     before, after = ("/".join(f"{x:.2f}" for x in la) for la in (load_before, load_after))

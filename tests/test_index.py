@@ -113,12 +113,14 @@ def test_queries_match_brute_force(spec, a, b) -> None:  # type: ignore[no-untyp
             st.one_of(st.none(), st.floats(-3, 40, allow_nan=False)),
         ),
         max_size=25,
-    )
+    ),
+    st.floats(-3, 40, allow_nan=False),
 )
-def test_all_sorts_like_the_numpy_queries_for_float_positions(spec) -> None:  # type: ignore[no-untyped-def]
+def test_float_positions_match_brute_force(spec, p) -> None:  # type: ignore[no-untyped-def]
     ix = CommitRangeIndex()
     for i, (s, e) in enumerate(spec):
         tok = ix.open(lab(str(i)), s)
         if e is not None:
             ix.close(tok, e)
-    assert names(ix.all()) == names(ix.overlapping(0, MAX_SAFE_INTEGER))
+    assert [int(n) for n in names(ix.all())] == _model(spec, 0, MAX_SAFE_INTEGER)
+    assert [int(n) for n in names(ix.enclosing(p))] == _model(spec, p, p)

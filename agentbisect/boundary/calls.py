@@ -39,7 +39,7 @@ class ToolCallRow(Struct, kw_only=True):
 
 
 def _num(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _text(value: Any) -> str:
@@ -64,16 +64,17 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
     open_tool: dict[str, ToolCallRow] = {}
     last_llm: LlmCallRow | None = None
     for ev in events:
+        # exact classes, as in the step graph (events are never subclassed)
         rid = getattr(ev, "runtimeStageId", None)
         rid = rid if isinstance(rid, str) else ""
-        if isinstance(ev, LlmStart):
+        if type(ev) is LlmStart:
             row = LlmCallRow(
                 index=len(llm), step=rid, model=ev.model if isinstance(ev.model, str) else ""
             )
             llm.append(row)
             open_llm[rid] = (row, ev.ts)
             last_llm = row
-        elif isinstance(ev, LlmEnd):
+        elif type(ev) is LlmEnd:
             hit = open_llm.pop(rid, None)
             if hit is None:
                 continue
@@ -85,7 +86,7 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
                 row.latencyMs = ev.ts - started
             if isinstance(ev.stopReason, str):
                 row.stopReason = ev.stopReason
-        elif isinstance(ev, ToolStart):
+        elif type(ev) is ToolStart:
             if not ev.dispatched:
                 continue
             name = ev.toolName if isinstance(ev.toolName, str) else ""
@@ -99,7 +100,7 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
             if last_llm is not None:
                 last_llm.tools.append(name)
             open_tool[ev.toolCallId if isinstance(ev.toolCallId, str) else rid] = t
-        elif isinstance(ev, ToolEnd):
+        elif type(ev) is ToolEnd:
             done = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)
             if done is None:
                 continue

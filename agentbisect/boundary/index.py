@@ -2,20 +2,18 @@
 
 Same semantics as footprintjs's ``CommitRangeIndex``: inclusive ranges, open ranges count as +∞,
 phantoms (end < start) are kept, queries sort outer → inner with insertion order breaking ties.
-Queries are vectorised over numpy arrays rebuilt only after a mutation; numpy is imported on the
-first query, so building an index (every command does) does not pay for it.
+Queries are plain Python over the positions as doubles: a few thousand ranges at most, for which
+numpy's import (~40 ms) cost more than every query of a command together. ``enclosing_ids_each``
+answers many positions in one sweep.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from msgspec import UNSET, Struct, UnsetType
-
-if TYPE_CHECKING:
-    import numpy as np
 
 Position = int | float
 
@@ -67,9 +65,11 @@ class Range(Struct, kw_only=True, omit_defaults=True):
         return self.endIdx is not UNSET
 
 
-@dataclass(frozen=True)
-class Token:
-    """Handle returned by ``open``; only valid for the index (and generation) that issued it."""
+class Token(NamedTuple):
+    """Handle returned by ``open``; only valid for the index (and generation) that issued it.
+
+    A named tuple rather than a frozen dataclass: one is made per range, and the dataclass's
+    ``__init__`` cost more than the rest of ``open``."""
 
     owner: int
     generation: int
@@ -84,7 +84,7 @@ class CommitRangeIndex:
         self._ends: list[Position | None] = []
         self._labels: list[Label] = []
         self._generation = 0
-        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self._keys: tuple[list[float], list[float]] | None = None
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -97,7 +97,7 @@ class CommitRangeIndex:
         self._starts.append(start)
         self._ends.append(None)
         self._labels.append(label)
-        self._arrays = None
+        self._keys = None
         return Token(id(self), self._generation, len(self._starts) - 1)
 
     def close(self, token: Token, end: Position) -> None:
@@ -107,32 +107,26 @@ class CommitRangeIndex:
         if token.slot >= len(self._ends) or self._ends[token.slot] is not None:
             return
         self._ends[token.slot] = end
-        self._arrays = None
+        self._keys = None
 
     def clear(self) -> None:
         self._starts, self._ends, self._labels = [], [], []
         self._generation += 1
-        self._arrays = None
+        self._keys = None
 
-    def _vectors(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._arrays is None:
-            import numpy as np
+    def _floats(self) -> tuple[list[float], list[float]]:
+        """Starts and ends as doubles (an open end is +inf), rebuilt only after a mutation.
 
-            starts = np.asarray(self._starts, dtype=np.float64)
-            ends = np.asarray([math.inf if e is None else e for e in self._ends], dtype=np.float64)
-            self._arrays = (starts, ends)
-        return self._arrays
-
-    def _select(self, mask: np.ndarray) -> list[Range]:
-        import numpy as np
-
-        starts, ends = self._vectors()
-        hits = np.flatnonzero(mask)
-        if hits.size == 0:
-            return []
-        # lexsort is stable; the last key is primary: start asc, then end desc (open = +inf).
-        order = hits[np.lexsort((-ends[hits], starts[hits]))]
-        return [self._range(int(i)) for i in order]
+        Queries compare doubles, as upstream's JavaScript does (and as the numpy vectors did):
+        the same answers for integers beyond 2**53. A NaN position compares false both ways, so
+        its range never matches.
+        """
+        if self._keys is None:
+            self._keys = (
+                [_double(s) for s in self._starts],
+                [math.inf if e is None else _double(e) for e in self._ends],
+            )
+        return self._keys
 
     def _range(self, i: int) -> Range:
         end = self._ends[i]
@@ -142,36 +136,85 @@ class CommitRangeIndex:
             label=self._labels[i],
         )
 
+    def _outer_to_inner(self, ids: list[int]) -> list[int]:
+        # start asc, then end desc (open = +inf), then insertion order (the ids come ascending
+        # and sort is stable).
+        starts, ends = self._floats()
+        ids.sort(key=lambda i: (starts[i], -ends[i]))
+        return ids
+
+    def overlapping_ids(self, lo: Position, hi: Position) -> list[int]:
+        """Insertion numbers of the ranges with start ≤ hi and end ≥ lo, outer → inner."""
+        starts, ends = self._floats()
+        lo_f, hi_f = _double(lo), _double(hi)
+        return self._outer_to_inner(
+            [i for i, s in enumerate(starts) if s <= hi_f and ends[i] >= lo_f]
+        )
+
     def enclosing(self, position: Position) -> list[Range]:
         """Every range with start ≤ position ≤ end (open ends are +∞), outer → inner."""
-        if not self._starts:
-            return []
-        starts, ends = self._vectors()
-        return self._select((starts <= position) & (ends >= position))
+        return [self._range(i) for i in self.overlapping_ids(position, position)]
 
     def overlapping(self, lo: Position, hi: Position) -> list[Range]:
         """Every range with start ≤ hi and end ≥ lo, outer → inner (phantoms included, §4.3)."""
-        if not self._starts:
-            return []
-        starts, ends = self._vectors()
-        return self._select((starts <= hi) & (ends >= lo))
+        return [self._range(i) for i in self.overlapping_ids(lo, hi)]
+
+    def enclosing_ids_each(self, positions: Sequence[Position]) -> list[list[int]]:
+        """``overlapping_ids(p, p)`` for every position at once.
+
+        One sweep over the ranges sorted by start and by end, keeping the set that encloses
+        the current position, instead of one scan of every range per position: building the
+        step-strip groups asks this for every group (1,500 on a long run).
+        """
+        starts, ends = self._floats()
+        # A phantom (end < start) or a NaN position never encloses anything.
+        live = [i for i, s in enumerate(starts) if s <= ends[i]]
+        by_start = sorted(live, key=starts.__getitem__)
+        by_end = sorted(live, key=ends.__getitem__)
+        wanted = sorted({q for q in map(_double, positions) if q == q})
+        found: dict[float, list[int]] = {}
+        active: set[int] = set()
+        a = b = 0
+        for q in wanted:
+            while a < len(by_start) and starts[by_start[a]] <= q:
+                active.add(by_start[a])
+                a += 1
+            # Every range ending before q started before it too, so it was added above.
+            while b < len(by_end) and ends[by_end[b]] < q:
+                active.discard(by_end[b])
+                b += 1
+            found[q] = self._outer_to_inner(sorted(active))
+        return [list(found.get(_double(p), ())) for p in positions]
+
+    def start_of(self, i: int) -> Position:
+        return self._starts[i]
+
+    def end_of(self, i: int) -> Position | UnsetType:
+        end = self._ends[i]
+        return UNSET if end is None else end
+
+    def label_of(self, i: int) -> Label:
+        return self._labels[i]
 
     def in_insertion_order(self) -> list[Range]:
         """Every range in the order it was opened."""
         return [self._range(i) for i in range(len(self._starts))]
 
-    def all(self) -> list[Range]:
-        """All ranges outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``.
+    def all_ids(self) -> list[int]:
+        """Insertion numbers of all ranges, outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``."""
+        return self.overlapping_ids(0, MAX_SAFE_INTEGER)
 
-        Sorted in Python rather than through numpy: it is asked once per command (every run's
-        flags need it), and an ordinary `afp bisect` then never imports numpy. ``sort`` is
-        stable, so insertion order breaks ties exactly as the stable ``lexsort`` does.
-        """
-        ends = [math.inf if e is None else e for e in self._ends]
-        starts = self._starts
-        hits = [i for i, s in enumerate(starts) if s <= MAX_SAFE_INTEGER and ends[i] >= 0]
-        hits.sort(key=lambda i: (starts[i], -ends[i]))
-        return [self._range(i) for i in hits]
+    def all(self) -> list[Range]:
+        """All ranges outer → inner: ``overlapping(0, MAX_SAFE_INTEGER)``."""
+        return [self._range(i) for i in self.all_ids()]
+
+
+def _double(value: Position) -> float:
+    """A position as a double; integers too large for one saturate to ±inf (never raise)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 MAX_SAFE_INTEGER = 2**53 - 1

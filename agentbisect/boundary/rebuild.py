@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
 from agentbisect.boundary.index import (
     CommitRangeIndex,
@@ -34,6 +34,15 @@ from agentbisect.schema.events import (
 )
 
 ROOT_KEY = "__root__#0"
+# The classes that open or close a range: (family, opens).
+_RANGE_EVENTS: dict[type, tuple[str, bool]] = {
+    RunEntry: ("run", True),
+    RunExit: ("run", False),
+    SubflowEntry: ("subflow", True),
+    SubflowExit: ("subflow", False),
+    CompositionStart: ("composition", True),
+    CompositionEnd: ("composition", False),
+}
 _RANGE_TYPES = frozenset(
     {
         "run.entry",
@@ -67,7 +76,7 @@ class IndexBuild:
 
 def _position(value: object) -> Position | None:
     # JSON booleans are not positions (bool is an int subclass in Python).
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if (isinstance(value, float) and (not math.isfinite(value))) or value < 0:
         return 0
@@ -114,40 +123,45 @@ def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBui
     positions: list[Position] = []
     openers = 0
     for i, ev in enumerate(events):
-        if isinstance(ev, OtherEvent):
-            if ev.type in _RANGE_TYPES and _position(ev.commitIdxBefore) is None:
+        # Dispatch on the exact class: isinstance against unions, six times per event, was most
+        # of this loop on a long run.
+        kind = _RANGE_EVENTS.get(type(ev))
+        if kind is None:
+            if (
+                isinstance(ev, OtherEvent)
+                and ev.type in _RANGE_TYPES
+                and _position(ev.commitIdxBefore) is None
+            ):
                 build.unpositioned += 1
             continue
-        if not isinstance(
-            ev, RunEntry | RunExit | SubflowEntry | SubflowExit | CompositionStart | CompositionEnd
-        ):
-            continue
+        family, opens = kind
         pos = _position(ev.commitIdxBefore)
         if pos is None:
             build.unpositioned += 1
             continue
-        if isinstance(ev, CompositionStart | CompositionEnd):
-            if not isinstance(ev.compositionId, str):
+        if family == "composition":
+            cid = ev.compositionId  # type: ignore[union-attr]
+            if not isinstance(cid, str):
                 build.skipped += 1
                 continue
-            key = "composition:" + ev.compositionId
-        elif isinstance(ev, RunEntry | RunExit):
+            key = "composition:" + cid
+        elif family == "run":
             if not isinstance(ev.runtimeStageId, str):
                 build.skipped += 1
                 continue
             key = ROOT_KEY
         else:
             # The live recorder drops subflow events without a subflowId (§2.3).
-            if not isinstance(ev.runtimeStageId, str) or not ev.subflowId:
+            if not isinstance(ev.runtimeStageId, str) or not ev.subflowId:  # type: ignore[union-attr]
                 build.skipped += 1
                 continue
             key = ev.runtimeStageId
         positions.append(pos)
-        if isinstance(ev, RunEntry | SubflowEntry | CompositionStart):
+        if opens:
             openers += 1
             if key in open_by_key:
                 build.reopened.append(key)
-            label = label_for(ev)
+            label = label_for(ev)  # type: ignore[arg-type]
             open_by_key[key] = (index.open(label, pos), label)
             build.range_events[id(label)] = [i]
         else:
@@ -163,8 +177,11 @@ def rebuild_index(events: list[DomainEvent], commit_log_empty: bool) -> IndexBui
         build.reopened = []
         build.range_events = {}
         return build
-    build.unclosed = [r.label.runtimeStageId for r in index.all() if not r.closed]
-    build.phantoms = len(
-        [r for r in index.all() if not isinstance(r.endIdx, UnsetType) and r.endIdx < r.startIdx]
+    build.unclosed = [
+        index.label_of(i).runtimeStageId for i in index.all_ids() if index.end_of(i) is UNSET
+    ]
+    ends = (index.end_of(i) for i in range(len(index)))
+    build.phantoms = sum(
+        1 for i, end in enumerate(ends) if end is not UNSET and end < index.start_of(i)
     )
     return build

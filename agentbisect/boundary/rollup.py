@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
 from agentbisect.js import countable
@@ -51,74 +50,68 @@ class BoundaryAggregate(Struct, kw_only=True, omit_defaults=True):
     durationMs: Any = UNSET
 
 
-# Event kinds folded by a rollup, coded for the vectorised fold.
-_K_LLM, _K_TOOL, _K_END, _K_LOOP = 1, 2, 3, 4
+class PathTotals:
+    """The §6.2 fold for every path prefix at once, built in one pass over the event stream.
 
-
-class EventColumns:
-    """Columns over the event stream, built once and shared by every rollup."""
+    Each counted event adds to the running totals of every prefix of its stored path (the run
+    row's empty prefix included), in stream order: a rollup's token sums are then exactly the
+    sequential double additions upstream's fold makes (``tokens.input += usage.input``).
+    """
 
     def __init__(self, events: list[DomainEvent]) -> None:
-        n = len(events)
-        kind = np.zeros(n, dtype=np.int8)
-        tok_in = np.zeros(n, dtype=np.float64)
-        tok_out = np.zeros(n, dtype=np.float64)
-        path_id = np.zeros(n, dtype=np.int64)
-        self.paths: dict[tuple[str, ...], int] = {}
+        # prefix -> [tokens in, tokens out, llm calls, tool calls, loop iterations]
+        self.totals: dict[tuple[str, ...], list[float]] = {}
+        # path -> the totals of each of its prefixes (shared lists), made once per distinct path
+        of_path: dict[tuple[str, ...], list[list[float]]] = {}
         ints = True
-        for i, ev in enumerate(events):
-            if isinstance(ev, LlmStart):
-                kind[i] = _K_LLM
-            elif isinstance(ev, ToolStart):
+        for ev in events:
+            # exact classes, as in the step graph (events are never subclassed)
+            if type(ev) is LlmStart:
+                col, amount = 2, 1.0
+            elif type(ev) is ToolStart:
                 if not ev.dispatched:
                     continue
-                kind[i] = _K_TOOL
-            elif isinstance(ev, LlmEnd):
-                kind[i] = _K_END
-                # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
-                if ev.usage is not UNSET:
-                    u = ev.usage
-                    ok_in, ok_out = countable(u.input), countable(u.output)
-                    if ok_in:
-                        tok_in[i] = u.input
-                    if ok_out:
-                        tok_out[i] = u.output
-                    ints = (
-                        ints
-                        and (not ok_in or isinstance(u.input, int))
-                        and (not ok_out or isinstance(u.output, int))
-                    )
-            elif isinstance(ev, LoopIteration):
-                kind[i] = _K_LOOP
+                col, amount = 3, 1.0
+            elif type(ev) is LlmEnd:
+                col, amount = -1, 0.0
+            elif type(ev) is LoopIteration:
+                col, amount = 4, 1.0
             else:
                 continue
-            path_id[i] = self.paths.setdefault(tuple(ev.path), len(self.paths))
-        keep = kind != 0
-        kind, pid = kind[keep], path_id[keep]
-        m = len(self.paths)
-        ends = kind == _K_END
-        # Per-path totals once; a rollup then sums the rows of the paths under its prefix.
-        self.totals = (
-            np.stack(
-                [
-                    np.bincount(pid, weights=np.where(ends, tok_in[keep], 0.0), minlength=m),
-                    np.bincount(pid, weights=np.where(ends, tok_out[keep], 0.0), minlength=m),
-                    np.bincount(pid[kind == _K_LLM], minlength=m).astype(np.float64),
-                    np.bincount(pid[kind == _K_TOOL], minlength=m).astype(np.float64),
-                    np.bincount(pid[kind == _K_LOOP], minlength=m).astype(np.float64),
-                ]
-            )
-            if m
-            else np.zeros((5, 0))
-        )
+            path = tuple(ev.path)
+            sinks = of_path.get(path)
+            if sinks is None:
+                sinks = of_path[path] = [self._sink(path[:k]) for k in range(len(path) + 1)]
+            if col >= 0:
+                for sink in sinks:
+                    sink[col] += amount
+                continue
+            # A missing usage contributes 0 (§6.4); the step graph counts it as malformed.
+            if type(ev) is LlmEnd and ev.usage is not UNSET:
+                u = ev.usage
+                ok_in, ok_out = countable(u.input), countable(u.output)
+                if ok_in:
+                    for sink in sinks:
+                        sink[0] += u.input
+                if ok_out:
+                    for sink in sinks:
+                        sink[1] += u.output
+                ints = (
+                    ints
+                    and (not ok_in or isinstance(u.input, int))
+                    and (not ok_out or isinstance(u.output, int))
+                )
         self.integral = ints
 
+    def _sink(self, prefix: tuple[str, ...]) -> list[float]:
+        sink = self.totals.get(prefix)
+        if sink is None:
+            sink = self.totals[prefix] = [0.0, 0.0, 0.0, 0.0, 0.0]
+        return sink
+
     def fold(self, prefix: list[str]) -> tuple[Tokens, int, int, int]:
-        """Sum the events whose stored path has ``prefix`` as a segment-wise prefix."""
-        n = len(prefix)
-        tp = tuple(prefix)
-        ids = [pid for p, pid in self.paths.items() if p[:n] == tp]
-        t_in, t_out, llm, tool, loops = self.totals[:, ids].sum(axis=1)
+        """The totals of the events whose stored path has ``prefix`` as a segment-wise prefix."""
+        t_in, t_out, llm, tool, loops = self.totals.get(tuple(prefix), (0.0, 0.0, 0, 0, 0))
         tokens = (
             Tokens(int(t_in), int(t_out)) if self.integral else Tokens(float(t_in), float(t_out))
         )
@@ -126,9 +119,9 @@ class EventColumns:
 
 
 def _aggregate(
-    entry: SubflowEntry, exit_: SubflowExit | None, cols: EventColumns
+    entry: SubflowEntry, exit_: SubflowExit | None, totals: PathTotals
 ) -> BoundaryAggregate:
-    tokens, llm, tool, loops = cols.fold(entry.path)
+    tokens, llm, tool, loops = totals.fold(entry.path)
     agg = BoundaryAggregate(
         runtimeStageId=entry.runtimeStageId,  # type: ignore[arg-type]
         subflowId=entry.subflowId if entry.subflowId is not UNSET else "",
@@ -164,11 +157,11 @@ def aggregate_for_boundary(
             exit_ = ev
     if entry is None:
         return None
-    return _aggregate(entry, exit_, EventColumns(events))
+    return _aggregate(entry, exit_, PathTotals(events))
 
 
 def aggregate_all_boundaries(
-    events: list[DomainEvent], cols: EventColumns | None = None
+    events: list[DomainEvent], totals: PathTotals | None = None
 ) -> list[BoundaryAggregate]:
     """§6.3: one rollup per tagged ``subflow.entry`` in entry order, exits paired by id
     regardless of their kind (the settled agentbisect decision)."""
@@ -181,18 +174,18 @@ def aggregate_all_boundaries(
             last_exit[ev.runtimeStageId] = ev
     if not entries:
         return []
-    cols = cols if cols is not None else EventColumns(events)
+    totals = totals if totals is not None else PathTotals(events)
     return [
-        _aggregate(e, last_exit.get(e.runtimeStageId), cols)  # type: ignore[arg-type]
+        _aggregate(e, last_exit.get(e.runtimeStageId), totals)  # type: ignore[arg-type]
         for e in entries
     ]
 
 
-def aggregate_run(events: list[DomainEvent], cols: EventColumns | None = None) -> BoundaryAggregate:
+def aggregate_run(events: list[DomainEvent], totals: PathTotals | None = None) -> BoundaryAggregate:
     """The whole-run row agentbisect adds, in the rollup shape (no ``primitiveKind``): every LLM
     call, dispatched tool call, usage and loop back-edge, timed from run.entry to run.exit."""
-    cols = cols if cols is not None else EventColumns(events)
-    tokens, llm, tool, loops = cols.fold([])
+    totals = totals if totals is not None else PathTotals(events)
+    tokens, llm, tool, loops = totals.fold([])
     run = BoundaryAggregate(
         runtimeStageId="__root__#0",
         subflowId="__root__",

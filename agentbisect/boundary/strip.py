@@ -17,7 +17,6 @@ from agentbisect.boundary.index import (
     CommitRangeIndex,
     CompositionLabel,
     Position,
-    Range,
     RunLabel,
     SubflowLabel,
 )
@@ -61,47 +60,45 @@ def _name(label: Any) -> str:
 
 def build_groups(index: CommitRangeIndex) -> list[Group]:
     """One group per runtimeStageId (its outermost range), with its parent resolved (§5.6)."""
-    kept: list[Range] = []
+    kept: list[int] = []  # ranges by insertion number (= the order they were opened)
     seen: set[str] = set()
-    for r in index.all():
-        rid = r.label.runtimeStageId
+    for i in index.all_ids():
+        rid = index.label_of(i).runtimeStageId
         if rid not in seen:
             seen.add(rid)
-            kept.append(r)
-    opened_at = {id(r.label): i for i, r in enumerate(index.in_insertion_order())}
+            kept.append(i)
+    around_each = index.enclosing_ids_each([index.start_of(i) for i in kept])
     groups: list[Group] = []
-    for r in kept:
-        lab = r.label
+    for mine, enclosing in zip(kept, around_each, strict=True):
+        lab = index.label_of(mine)
         rid = lab.runtimeStageId
         parent: str | UnsetType = UNSET
         if not isinstance(lab, RunLabel):
             # Only ranges opened before this one can be its parent. Inside a mounted composition
             # everything collapses onto one point range, where "innermost enclosing" alone would
             # pick a descendant (agentbisect decision; §5.6 is silent on equal ranges).
-            mine = opened_at[id(lab)]
-            around = [
-                x
-                for x in index.enclosing(r.startIdx)
-                if x.label.runtimeStageId != rid and opened_at[id(x.label)] < mine
+            inner_first = [
+                index.label_of(j)
+                for j in reversed(enclosing)
+                if j < mine and index.label_of(j).runtimeStageId != rid
             ]
-            inner_first = list(reversed(around))
             if isinstance(lab, SubflowLabel):
                 want = lab.subflowPath[:-1]
-                match = next((x for x in inner_first if x.label.subflowPath == want), None)
+                match = next((x for x in inner_first if x.subflowPath == want), None)
                 if match is None and inner_first:
                     match = inner_first[0]
             else:
                 match = inner_first[0] if inner_first else None
             if match is not None:
-                parent = match.label.runtimeStageId
+                parent = match.runtimeStageId
         group = Group(
             runtimeGroupId=rid,
             name=_name(lab),
             parentGroupId=parent,
             subflowPath=lab.subflowPath,
             depth=lab.depth,
-            opensAtCommitIdx=r.startIdx,
-            closesAtCommitIdx=r.endIdx,
+            opensAtCommitIdx=index.start_of(mine),
+            closesAtCommitIdx=index.end_of(mine),
             isRoot=isinstance(lab, RunLabel),
         )
         if isinstance(lab, CompositionLabel):

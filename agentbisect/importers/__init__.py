@@ -73,19 +73,23 @@ def import_bytes(
     name: str, data: bytes, compressed: bool = False, options: ImportOptions | None = None
 ) -> Loaded:
     """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from."""
-    from agentbisect.importers import recording
+    from agentbisect.importers import recording, toplevel
 
-    imp = importer_for(data)
-    check_options(imp, options)
-    if imp is None or imp is cast(Importer, recording):
-        # Not JSON-ish at all still goes to the recording importer, which names the JSON error.
-        loaded = recording.load(name, data, compressed)
-    else:
-        conv = convert_with(imp, name, data, options)
-        loaded = recording.load(name, conv.data, compressed)
-        loaded.shape = imp.NAME
-        loaded.size = len(data)
-        loaded.warnings[:0] = conv.notes
+    # The sniffs and the recording importer share one decode of the input's top level (only
+    # while they run: a conversion must not keep the input alive through it).
+    with toplevel.shared(data):
+        imp = importer_for(data)
+        check_options(imp, options)
+        if imp is None or imp is cast(Importer, recording):
+            # Not JSON-ish at all still goes to the recording importer, which names the error.
+            loaded = recording.load(name, data, compressed)
+            require_content(loaded)
+            return loaded
+    conv = convert_with(imp, name, data, options)
+    loaded = recording.load(name, conv.data, compressed)
+    loaded.shape = imp.NAME
+    loaded.size = len(data)
+    loaded.warnings[:0] = conv.notes
     require_content(loaded)
     return loaded
 
@@ -94,9 +98,9 @@ def require_content(loaded: Loaded) -> None:
     """A file with no events of either kind, no commit log and no readable boundary row holds
     nothing any command can use: it is not a recording (``{"snapshot": 5}``), an input error.
     Degraded files that hold any of these stay readable, with honesty flags."""
-    if loaded.domain is not None and (loaded.domain.events or loaded.domain.non_objects):
-        return
     if not loaded.commit_log_empty():
+        return  # (asked first: it does not make the loader decode the domain events)
+    if loaded.domain is not None and (loaded.domain.events or loaded.domain.non_objects):
         return
     raw = loaded.typed_events_raw
     if raw is not None and memoryview(raw)[:64].tobytes().replace(b" ", b"").strip()[:2] != b"[]":

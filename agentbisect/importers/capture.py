@@ -8,6 +8,7 @@ in ``afp record --help``.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -16,6 +17,7 @@ from msgspec import UNSET
 
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 
 NAME = "capture"
@@ -27,31 +29,42 @@ _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 
 
+_SNIFF_KEYS = ("afp", "flow", "typed", "commit")
+# What bytes.strip() leaves inside a line (splitlines already cut at \n and \r); searched in
+# place, where strip() would copy a one-line recording.
+_NOT_BLANK = re.compile(rb"[^ \t\x0b\x0c]")
+
+
 def sniff(data: bytes) -> bool:
     """A capture's first line is a JSON object with a capture key (never a recording key)."""
-    line = _first_line(data)
-    if line is not None:
-        try:
-            first = _RAW_DICT.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            # A deep first line (a long run's execution tree) is no capture line; sniff never
-            # raises, or no recording that nests past Python's recursion limit could be read.
-            return False
-        return any(k in first for k in ("afp", "flow", "typed", "commit"))
-    return False
+    bounds = _first_line(data)
+    if bounds is None:
+        return False
+    start, end = bounds
+    if toplevel.spans_all(data, start, end):
+        # The whole input is that one line (a recording is): its decode is shared with the
+        # other sniffs and the recording importer instead of copying and decoding it here.
+        parsed = toplevel.parse(data)
+        return parsed.is_object and any(parsed.member(k) is not UNSET for k in _SNIFF_KEYS)
+    try:
+        first = _RAW_DICT.decode(data[start:end])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        # A deep first line (a long run's execution tree) is no capture line; sniff never
+        # raises, or no recording that nests past Python's recursion limit could be read.
+        return False
+    return any(k in first for k in _SNIFF_KEYS)
 
 
-def _first_line(data: bytes) -> bytes | None:
-    """The first non-blank line as ``data.splitlines()`` cuts it, without that list (every
-    input is sniffed here first: the list copied whole recordings and traces)."""
+def _first_line(data: bytes) -> tuple[int, int] | None:
+    """Where the first non-blank line is, as ``data.splitlines()`` cuts it, without that list
+    or a copy (every input is sniffed here first: both copied whole recordings and traces)."""
     start, size = 0, len(data)
     while start < size:
         nl = data.find(b"\n", start)
         cr = data.find(b"\r", start, nl if nl >= 0 else size)
         end = cr if cr >= 0 else (nl if nl >= 0 else size)
-        line = data[start:end]
-        if line.strip():
-            return line
+        if _NOT_BLANK.search(data, start, end):
+            return start, end
         start = end + (2 if data[end : end + 2] == b"\r\n" else 1)
     return None
 

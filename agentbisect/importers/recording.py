@@ -12,17 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET, Raw
 
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 from agentbisect.load import (
     MAX_DEPTH,
     Loaded,
     _decode,
     _decode_error,
-    decode_domain_events,
     raw_kind,
     run_deep,
 )
@@ -45,13 +45,6 @@ SHAPES = {
     "snapshot": "D: bare snapshot",
     "boundary-row": "E: bare boundary row",
 }
-
-
-class _TopLevelFast(TopLevel, kw_only=True):
-    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
-
-
-_TOP_FAST = msgspec.json.Decoder(_TopLevelFast)
 
 
 def sniff(data: bytes) -> bool:
@@ -85,14 +78,13 @@ def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
         except RecursionError:
             raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels") from None
         raise InputError(name, "expected a JSON object (a recording) or an array of domain events")
-    try:
-        # Fast path: decode the snapshot's skeleton in the same pass (the usual recording).
-        top: TopLevel = _TOP_FAST.decode(data)
-    except RecursionError:
-        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$") from None
-    except msgspec.MsgspecError:
-        # Anything unusual: the careful path, which reports or degrades part by part.
-        top = _decode(name, data, TopLevel, "$")
+    # Fast path: the snapshot's skeleton decoded in the same pass (the usual recording), shared
+    # with the sniffs that already asked about these bytes.
+    parsed = toplevel.parse(data)
+    if isinstance(parsed.error, RecursionError):
+        raise InputError(name, f"JSON nests deeper than {MAX_DEPTH} levels", "$")
+    # Anything unusual: the careful path, which reports or degrades part by part.
+    top: TopLevel = parsed.top if parsed.top is not None else _decode(name, data, TopLevel, "$")
     return _from_top(name, top, data, compressed, len(data), "$")
 
 
@@ -265,25 +257,8 @@ def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
 
 
 def _set_domain(loaded: Loaded, raw: Raw | bytes, path: str, source: str) -> None:
-    dom = decode_domain_events(loaded.file, raw, path)
-    loaded.domain = dom
-    loaded.domain_source = source
-    if dom.null_holes:
-        loaded.warn("null-holes", f"{dom.null_holes} null item(s) in {path} were skipped")
-    if dom.non_objects:
-        loaded.warn("non-object-events", f"{dom.non_objects} non-object item(s) in {path} skipped")
-    if dom.unknown_types:
-        loaded.warn(
-            "unknown-event-types",
-            f"{dom.unknown_types} event(s) of types this afp does not know (newer producer?): "
-            "kept in the event stream, ignored by the index, step graph and rollups",
-        )
-    if dom.malformed:
-        loaded.warn(
-            "malformed-events",
-            f"{dom.malformed} event(s) of known types could not be read and were ignored "
-            "by the analyses",
-        )
+    # Decoded when a command first reads the events (load.Loaded.defer_domain).
+    loaded.defer_domain(raw, path, source)
 
 
 # --------------------------------------------------------------------------- re-projection

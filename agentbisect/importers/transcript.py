@@ -7,8 +7,12 @@ conversion's imports; the work is in ``transcript_import``.
 
 from __future__ import annotations
 
-import msgspec
+import re
 
+import msgspec
+from msgspec import UNSET
+
+from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 
 NAME = "transcript"
@@ -32,21 +36,36 @@ def _role_item(raw: bytes | msgspec.Raw) -> bool:
     return True
 
 
+_LEADING_WS = re.compile(rb"[ \t\n\r\x0b\x0c]*")  # what bytes.lstrip() removes
+
+
 def sniff(data: bytes) -> bool:
     """Cheap: look at the top-level shape and the first message only; never raises (a deeply
     nested recording is not a transcript, and must not crash the sniff)."""
-    head = data.lstrip()[:4096]
+    # Offsets into data rather than data.lstrip() and a split: those copied whole recordings.
+    at = _LEADING_WS.match(data).end()  # type: ignore[union-attr]  # always matches
+    head = data[at : at + 4096]
     if head[:1] not in (b"[", b"{") or b'"role"' not in head:
         return False
     try:
         if head[:1] == b"[":
             items = msgspec.json.decode(data, type=list[msgspec.Raw])
             return bool(items) and _role_item(items[0])
-        first = data.lstrip().split(b"\n", 1)[0]
-        if _role_item(first):
+        nl = data.find(b"\n", at)
+        end = nl if nl >= 0 else len(data)
+        if toplevel.spans_all(data, at, end):
+            # The first line is the whole input (one-line JSON, as a recording is). The shared
+            # decode says whether a top-level key is there at all; only a present one is
+            # decoded here (msgspec checks every occurrence of a repeated key).
+            if toplevel.parse(data).member("role") is not UNSET and _role_item(data):
+                return True
+        elif _role_item(data[at:end]):
             return True  # one message per line (or a single message)
         if b'"messages"' not in head and b'"history"' not in head:
             return False
+        parsed = toplevel.parse(data)
+        if parsed.member("messages") is UNSET and parsed.member("history") is UNSET:
+            return False  # neither key (or not an object): nothing to find
         top = msgspec.json.decode(data, type=_Top)
     except (msgspec.MsgspecError, RecursionError):
         return False

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from agentbisect.bisect.result import BisectResult
-from agentbisect.render import Unsupported
+from agentbisect.render import Unsupported, is_bisect_result
 from agentbisect.render.flags import stderr_flags
 from agentbisect.render.notes import note
 from agentbisect.results import (
@@ -37,7 +36,7 @@ def render(result: object) -> None:
         from agentbisect.render.tables.aggregate import render_aggregate
 
         render_aggregate(result)
-    elif isinstance(result, BisectResult):
+    elif is_bisect_result(result):
         from agentbisect.render.tables.bisect import render_report
 
         notes(result.warnings)

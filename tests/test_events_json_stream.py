@@ -1,0 +1,40 @@
+"""`afp events --format json` in a pipe streams the recorded events into one array: the same bytes
+the joined array had (tests/test_cli_foundation.py checks the JSON Lines form)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from agentbisect.run import open_run
+from tests.helpers import recording
+
+
+def _afp(*args: str) -> bytes:
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentbisect", *args], capture_output=True, check=True, timeout=120
+    )
+    return proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "types"),
+    [
+        ("react-tools", [], None),
+        ("composition", ["--type", "llm.*"], ("llm.start", "llm.end")),
+        ("react-tools", ["--type", "no.such"], ()),
+    ],
+)
+def test_the_array_is_the_recorded_events_joined(
+    name: str, extra: list[str], types: tuple[str, ...] | None
+) -> None:
+    run = open_run(recording(name))
+    raws = run.loaded.domain.raws() if run.loaded.domain is not None else []
+    kept = [
+        bytes(r) for r, e in zip(raws, run.events, strict=True) if types is None or e.type in types
+    ]
+    assert _afp("events", recording(name), "--format", "json", *extra) == (
+        b"[" + b",".join(kept) + b"]\n"
+    )
