@@ -126,6 +126,7 @@ class _Builder:
             keep_embeddings=True,
             detail=detail,
             max_events=max_events,
+            encode_commits=True,  # the log of a long trace: bytes, not dicts
         )
         self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
