@@ -203,8 +203,12 @@ class Strings(dict[str, str]):
 
 def _typed_attrs(kvs: list[_KeyValue[_AnyValue]], strings: Strings) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    share = strings.setdefault  # (inlined ``Strings.one``: this runs for every attribute)
     for kv in kvs:
         v = kv.value
+        key = kv.key
+        if len(key) <= _SHARED_MAX:
+            key = share(key, key)
         # the usual case first: one string
         if v is not None and v.stringValue is not UNSET:
             if (
@@ -215,10 +219,11 @@ def _typed_attrs(kvs: list[_KeyValue[_AnyValue]], strings: Strings) -> dict[str,
                 and v.kvlistValue is UNSET
                 and v.bytesValue is UNSET
             ):
-                out[strings.one(kv.key)] = strings.one(v.stringValue)
+                text = v.stringValue
+                out[key] = text if len(text) > _SHARED_MAX else share(text, text)
                 continue
             raise _Slow
-        out[strings.one(kv.key)] = _typed_value(v)
+        out[key] = _typed_value(v)
     return out
 
 
