@@ -227,8 +227,9 @@ def test_encoded_commits_write_the_same_recording() -> None:
     # change, and the log keeps its positions (the commit axis).
     from agentbisect.record import RunRecording
 
-    plain = RunRecording(recorder_id="r")
-    encoded = RunRecording(recorder_id="r", encode_commits=True)
+    # (a fixed clock: the two recordings must not differ by when they were made)
+    plain = RunRecording(recorder_id="r", clock=lambda: 1000)
+    encoded = RunRecording(recorder_id="r", clock=lambda: 1000, encode_commits=True)
     for rec in (plain, encoded):
         one_run(rec, vector=True)
         rec.commit({"stage": "Late", "stageId": "late", "overwrite": {"k": "ü\n\u2028"}})
