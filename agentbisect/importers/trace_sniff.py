@@ -6,13 +6,24 @@ nothing of the trace conversion.
 
 from __future__ import annotations
 
-_OTLP_MARKERS = (b'"resourceSpans"', b'"resourceLogs"')
+import re
+
+
+def _key(name: str) -> re.Pattern[bytes]:
+    # The name as an object key: a JSON string followed by a colon is always a key. A recording
+    # that merely mentions "resourceSpans" in a value is not a trace (hypothesis found one). The
+    # end of the sniffed window may fall between a key and its colon.
+    return re.compile(rb'"' + name.encode() + rb'"\s*(?::|$)')
+
+
+_OTLP_KEY = _key("resource(?:Spans|Logs)")
+_CONTEXT, _SPAN_ID, _SPANS = _key("context"), _key("span(?:_id|Id)"), _key("spans")
 
 
 def otlp(head: bytes) -> bool:
     """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
     start = head.lstrip()[:4096]
-    return start[:1] == b"{" and any(m in start for m in _OTLP_MARKERS)
+    return start[:1] == b"{" and _OTLP_KEY.search(start) is not None
 
 
 def console(head: bytes) -> bool:
@@ -20,8 +31,10 @@ def console(head: bytes) -> bool:
     start = head.lstrip()[:4096]
     if start[:1] not in (b"{", b"["):
         return False
-    return (b'"context"' in start and (b'"span_id"' in start or b'"spanId"' in start)) or (
-        start[:1] == b"{" and b'"spans"' in start[:200] and b'"context"' in start
+    if _CONTEXT.search(start) is None:
+        return False
+    return _SPAN_ID.search(start) is not None or (
+        start[:1] == b"{" and _SPANS.search(start[:200]) is not None
     )
 
 
