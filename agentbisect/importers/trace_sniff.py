@@ -8,33 +8,40 @@ from __future__ import annotations
 
 import re
 
-
-def _key(name: str) -> re.Pattern[bytes]:
-    # The name as an object key: a JSON string followed by a colon is always a key. A recording
-    # that merely mentions "resourceSpans" in a value is not a trace (hypothesis found one). The
-    # end of the sniffed window may fall between a key and its colon.
-    return re.compile(rb'"' + name.encode() + rb'"\s*(?::|$)')
+_KEYS: dict[bytes, re.Pattern[bytes]] = {}
 
 
-_OTLP_KEY = _key("resource(?:Spans|Logs)")
-_CONTEXT, _SPAN_ID, _SPANS = _key("context"), _key("span(?:_id|Id)"), _key("spans")
+def _has_key(start: bytes, name: bytes) -> bool:
+    """``name`` as an object key: a JSON string followed by a colon is always a key, so a
+    recording that merely mentions "resourceSpans" in a value is not a trace (hypothesis found
+    one). The end of the sniffed window may fall between a key and its colon. The substring test
+    comes first: most inputs hold none of these words, and they compile no pattern."""
+    quoted = b'"' + name + b'"'
+    if quoted not in start:
+        return False
+    pattern = _KEYS.get(name)
+    if pattern is None:
+        pattern = _KEYS[name] = re.compile(re.escape(quoted) + rb"\s*(?::|$)")
+    return pattern.search(start) is not None
 
 
 def otlp(head: bytes) -> bool:
     """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
     start = head.lstrip()[:4096]
-    return start[:1] == b"{" and _OTLP_KEY.search(start) is not None
+    return start[:1] == b"{" and (
+        _has_key(start, b"resourceSpans") or _has_key(start, b"resourceLogs")
+    )
 
 
 def console(head: bytes) -> bool:
     """A span object (``context`` and ``name``), an array of them, or ``{"spans": [...]}``."""
     start = head.lstrip()[:4096]
-    if start[:1] not in (b"{", b"["):
+    if start[:1] not in (b"{", b"[") or not _has_key(start, b"context"):
         return False
-    if _CONTEXT.search(start) is None:
-        return False
-    return _SPAN_ID.search(start) is not None or (
-        start[:1] == b"{" and _SPANS.search(start[:200]) is not None
+    return (
+        _has_key(start, b"span_id")
+        or _has_key(start, b"spanId")
+        or (start[:1] == b"{" and _has_key(start[:200], b"spans"))
     )
 
 
