@@ -32,7 +32,7 @@ from agentbisect.schema.recording import (
 )
 
 if TYPE_CHECKING:
-    from agentbisect.importers.base import ImportOptions
+    from agentbisect.importers.base import ImportOptions, InputBuffer
 
 # Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
 # Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
@@ -247,18 +247,25 @@ def load(path: str, options: ImportOptions | None = None) -> Loaded:
     """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable.
 
     ``options`` (``--trace-id``, ``--logs``) are for the formats that take them (traces)."""
+    from agentbisect.importers.base import InputBuffer
+
     name, data, compressed = read_input(path)
-    return load_bytes(data, name, compressed=compressed, options=options)
+    # Only the buffer holds the bytes from here on, so an importer that reads them into its own
+    # model (traces) can free them before it builds the recording.
+    buf = InputBuffer(data)
+    del data
+    return load_bytes(buf, name, compressed=compressed, options=options)
 
 
 def load_bytes(
-    data: bytes,
+    data: bytes | InputBuffer,
     name: str = "<bytes>",
     *,
     compressed: bool = False,
     options: ImportOptions | None = None,
 ) -> Loaded:
-    """Decode in-memory input (already decompressed) of any registered format."""
+    """Decode in-memory input (already decompressed) of any registered format (``data`` may be
+    an ``importers.base.InputBuffer`` the importer is allowed to release once read)."""
     from agentbisect.importers import import_bytes
 
     # Sniffing, converting and decoding all on the deep-stack thread: every importer reads

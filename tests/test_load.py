@@ -253,3 +253,87 @@ def test_random_json_never_escapes_as_anything_but_input_error(value: object) ->
 def test_random_bytes_never_escape_as_anything_but_input_error(data: bytes) -> None:
     with contextlib.suppress(InputError):
         load_bytes(data, "bytes.bin")
+
+
+def _loaded_view(lo: object) -> bytes:
+    # Everything a Run reads of a Loaded, as JSON (Raw parts by their bytes).
+    import msgspec
+
+    from agentbisect.load import Loaded
+
+    assert isinstance(lo, Loaded)
+    parts = {
+        "shape": lo.shape,
+        "snapshot": lo.snapshot,
+        "typed": lo.typed_events_raw,
+        "structure": lo.structure,
+        "format": lo.envelope_format,
+        "run": lo.envelope_run,
+        "producer": lo.producer,
+        "row": lo.boundary_row,
+        "ignored": lo.boundary_rows_ignored,
+        "domain": None if lo.domain is None else lo.domain.events,
+        "source": lo.domain_source,
+        "mode": [lo.mode, lo.mode_source],
+        "ext": [lo.control_deps_raw, lo.quality_raw, lo.import_raw],
+        "warnings": [(w.flag, w.note) for w in lo.warnings],
+    }
+    return msgspec.json.encode(parts)
+
+
+def _careful(data: bytes, monkeypatch: pytest.MonkeyPatch) -> bytes | str:
+    import msgspec
+
+    from agentbisect.importers import toplevel
+
+    class _Refuse:
+        def decode(self, _: object) -> None:
+            raise msgspec.ValidationError("take the careful path")
+
+    with monkeypatch.context() as m:
+        m.setattr(toplevel, "_TOP", _Refuse())
+        try:
+            return _loaded_view(load_bytes(data, "env.json"))
+        except InputError as exc:
+            return str(exc)
+
+
+def _fast(data: bytes) -> bytes | str:
+    try:
+        return _loaded_view(load_bytes(data, "env.json"))
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize(
+    "name", ["react-tools", "planted-fact", "composition", "demo-turn-envelope"]
+)
+def test_envelope_fast_path_loads_what_the_careful_path_loads(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fast path decodes an envelope's recording (and its snapshot's skeleton) in the same
+    # pass as the envelope; it must give exactly the Loaded the part-by-part path gives.
+    if name == "demo-turn-envelope":
+        from agentbisect.record import record_run
+        from tests.test_record_run import one_run
+
+        with record_run(max_events=1) as rec:
+            one_run(rec)
+        data = rec.encode(envelope=True)
+    else:
+        inner = json.loads(Path(recording(name)).read_text())
+        env = {"format": "agentfootprint.recording.v1", "run": {"runId": "r"}, "recording": inner}
+        data = json.dumps(env).encode()
+    fast = _fast(data)
+    assert isinstance(fast, bytes) and b'"shape":"envelope"' in fast
+    assert fast == _careful(data, monkeypatch)
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_values)
+def test_envelope_fast_path_agrees_on_any_recording_value(value: object) -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        for body in (value, {"snapshot": value, "events": []}, {"snapshot": {"commitLog": value}}):
+            env = {"format": "agentfootprint.recording.v1", "recording": body}
+            data = json.dumps(env).encode()
+            assert _fast(data) == _careful(data, mp)

@@ -46,7 +46,7 @@ def test_refund_trace_steps_reads_and_counts() -> None:
     r = import_trace("t.json", refund_otlp())
     assert r.llm_steps == ["chat#1", "chat#4"]
     assert r.tool_steps == ["execute_tool:get_refund_policy#2"]
-    log = r.recording["snapshot"]["commitLog"]
+    log = [msgspec.json.decode(b) for b in r.recording["snapshot"]["commitLog"]]
     assert [c["runtimeStageId"] for c in log] == [
         "system-instructions.p1#1",
         "system-instructions.p2#1",
@@ -562,3 +562,26 @@ def test_not_a_transcript() -> None:
         import_transcript("x.json", b'{"messages": []}')
     with pytest.raises(InputError, match="message 0: expected role"):
         import_transcript("x.json", b'[{"role": "wizard", "content": "x"}]')
+
+
+def test_the_loader_lets_a_trace_go_once_its_spans_are_read() -> None:
+    # load.load hands the file over in an InputBuffer; the trace importer releases it as soon as
+    # the spans are read (a 150 MB trace is not kept while its recording is built). A recording
+    # keeps its bytes: its parts are read lazily from them.
+    from agentbisect.importers import import_bytes
+    from agentbisect.importers.base import InputBuffer
+    from agentbisect.load import load_bytes
+
+    path = Path(__file__).resolve().parent.parent / "fixtures/otel"
+    data = (path / "oaiv2-2.4b0-span-only.tool-planted.otlp.jsonl").read_bytes()
+    buf = InputBuffer(data)
+    loaded = import_bytes("t.jsonl", buf)
+    assert buf.data == b"" and buf.size == len(data) == loaded.size
+    plain = load_bytes(data, "t.jsonl")
+    assert msgspec.json.encode(loaded.domain.events) == msgspec.json.encode(plain.domain.events)
+    assert loaded.warnings == plain.warnings and loaded.import_raw == plain.import_raw
+
+    recording = msgspec.json.encode({"snapshot": {"commitLog": [{"stage": "s"}]}, "events": []})
+    kept = InputBuffer(recording)
+    assert import_bytes("r.json", kept).commit_log_raw() is not None
+    assert kept.data == recording

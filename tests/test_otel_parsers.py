@@ -261,3 +261,20 @@ def test_typed_message_reading_reads_what_the_generic_reader_reads(messages: Any
     except BadContent:
         want = None
     assert got == want
+
+
+def test_repeated_short_strings_are_kept_once_per_file() -> None:
+    # A long trace repeats its attribute keys, ids and model names on every span: the reader
+    # keeps one copy of each short string (memory), long ones (content) as they are.
+    long_text = "x" * 100
+    line = _one_span_line([av("gpt-4o-mini"), av(long_text)])
+    batch = otlp_json.read("f", line + b"\n" + line)
+    a, b = batch.spans
+    assert a.attributes == b.attributes
+    for (ka, va), (kb, vb) in zip(a.attributes.items(), b.attributes.items(), strict=True):
+        assert ka is kb
+        if len(va) <= 64:
+            assert va is vb
+        else:
+            assert va == vb
+    assert a.trace_id is b.trace_id and a.name is b.name

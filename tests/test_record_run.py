@@ -220,3 +220,21 @@ def test_a_recording_is_freed_by_reference_counting_alone() -> None:
     finally:
         if was:
             gc.enable()
+
+
+def test_encoded_commits_write_the_same_recording() -> None:
+    # Importers keep a long synthesized log as JSON per bundle; the recording's bytes must not
+    # change, and the log keeps its positions (the commit axis).
+    from agentbisect.record import RunRecording
+
+    # (a fixed clock: the two recordings must not differ by when they were made)
+    plain = RunRecording(recorder_id="r", clock=lambda: 1000)
+    encoded = RunRecording(recorder_id="r", clock=lambda: 1000, encode_commits=True)
+    for rec in (plain, encoded):
+        one_run(rec, vector=True)
+        rec.commit({"stage": "Late", "stageId": "late", "overwrite": {"k": "ü\n\u2028"}})
+        rec.commit({"stage": "Vec", "stageId": "v", "overwrite": {"e": [0.5] * 40}})
+    assert all(isinstance(c, msgspec.Raw) for c in encoded.commit_log)
+    assert all(isinstance(c, dict) for c in plain.commit_log)
+    assert encoded.encode() == plain.encode()
+    assert encoded.encode(envelope=True) == plain.encode(envelope=True)

@@ -36,3 +36,44 @@ def test_stream_complete_means_the_last_entry_is_followed_by_an_exit(types: list
     for t in types:  # the forward reading of the definition
         state = {"run.entry": False, "run.exit": True}.get(t, state)
     assert stream_complete(events) is state
+
+
+_TRACE_WORDS = ["resourceSpans", "resourceLogs", "context", "span_id", "spanId", "spans"]
+
+
+@given(st.lists(st.sampled_from(_TRACE_WORDS), min_size=1, max_size=6), st.booleans())
+def test_a_recording_that_mentions_trace_keys_in_values_is_not_a_trace(
+    words: list[str], spaced: bool
+) -> None:
+    # Hypothesis found a recording whose commit value was the text "resourceSpans": it was taken
+    # for an OTLP trace and refused. Only keys make a trace; values never do.
+    import json
+
+    from agentbisect.importers import trace_sniff
+    from agentbisect.load import load_bytes
+
+    rec = {
+        "snapshot": {
+            "commitLog": [
+                {"runtimeStageId": "s#0", "stage": "S0", "overwrite": {"k": w}} for w in words
+            ]
+        },
+        "events": words,
+    }
+    data = json.dumps(rec, separators=(", ", ": ") if spaced else (",", ":")).encode()
+    assert not trace_sniff.any_trace(data)
+    assert load_bytes(data, "r.json").shape == "recording"
+
+
+def test_trace_keys_are_recognised_with_any_spacing_and_at_the_window_edge() -> None:
+    from agentbisect.importers import trace_sniff
+
+    assert trace_sniff.otlp(b'{"resourceSpans"  :\n [')
+    assert trace_sniff.otlp(b'{\n  "resourceLogs": []}')
+    assert trace_sniff.console(b'[{"name": "x", "context" : {"trace_id": "1", "span_id": "2"}}]')
+    assert trace_sniff.console(b'{"spans": [{"context": {}, "name": "x"}]}')
+    # the 4,096-byte window may end between a key and its colon
+    head = b'{"resourceSpans"'
+    assert trace_sniff.otlp(b"{" + b" " * (4096 - len(head)) + head[1:] + b": []}")
+    assert not trace_sniff.otlp(b'{"note": "resourceSpans", "x": 1}')
+    assert not trace_sniff.console(b'{"a": "context", "b": "span_id"}')

@@ -13,7 +13,7 @@ import importlib
 from typing import Any, cast
 
 from agentbisect.errors import InputError, UsageError
-from agentbisect.importers.base import Conversion, Importer, ImportOptions
+from agentbisect.importers.base import Conversion, Importer, ImportOptions, InputBuffer
 from agentbisect.load import Loaded
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Conversion",
     "ImportOptions",
     "Importer",
+    "InputBuffer",
     "check_options",
     "convert_with",
     "import_bytes",
@@ -59,36 +60,53 @@ def check_options(imp: Importer | None, options: ImportOptions | None) -> None:
 
 
 def convert_with(
-    imp: Importer, name: str, data: bytes, options: ImportOptions | None, **kwargs: Any
+    imp: Importer,
+    name: str,
+    data: bytes | InputBuffer,
+    options: ImportOptions | None,
+    **kwargs: Any,
 ) -> Conversion:
-    """``imp.convert``, handing ``options`` to the importers that take them (``TAKES_OPTIONS``)."""
+    """``imp.convert``, handing ``options`` to the importers that take them (``TAKES_OPTIONS``)
+    and an ``InputBuffer`` to those that release it once read (``RELEASES_INPUT``)."""
     check_options(imp, options)
+    convert: Any = imp.convert
+    if isinstance(data, InputBuffer) and not getattr(imp, "RELEASES_INPUT", False):
+        data = data.data
     if options is not None and getattr(imp, "TAKES_OPTIONS", False):
-        convert: Any = imp.convert
         return cast(Conversion, convert(name, data, options=options, **kwargs))
-    return imp.convert(name, data, **kwargs)
+    return cast(Conversion, convert(name, data, **kwargs))
 
 
 def import_bytes(
-    name: str, data: bytes, compressed: bool = False, options: ImportOptions | None = None
+    name: str,
+    data: bytes | InputBuffer,
+    compressed: bool = False,
+    options: ImportOptions | None = None,
 ) -> Loaded:
-    """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from."""
+    """Decode input of any registered format into the ``Loaded`` a ``Run`` is built from.
+
+    Given an ``InputBuffer`` (``load.load`` passes one), no reference to the bytes is kept here:
+    an importer that releases them once read frees them before its recording is built."""
     from agentbisect.importers import recording, toplevel
 
+    buf = data if isinstance(data, InputBuffer) else InputBuffer(data)
+    del data
+    size = buf.size
     # The sniffs and the recording importer share one decode of the input's top level (only
     # while they run: a conversion must not keep the input alive through it).
-    with toplevel.shared(data):
-        imp = importer_for(data)
+    with toplevel.shared(buf.data):
+        imp = importer_for(buf.data)
         check_options(imp, options)
         if imp is None or imp is cast(Importer, recording):
             # Not JSON-ish at all still goes to the recording importer, which names the error.
-            loaded = recording.load(name, data, compressed)
+            loaded = recording.load(name, buf.data, compressed)
             require_content(loaded)
             return loaded
-    conv = convert_with(imp, name, data, options)
+    conv = convert_with(imp, name, buf, options)
+    del buf  # the conversion's recording is all that is read from here on
     loaded = recording.load(name, conv.data, compressed)
     loaded.shape = imp.NAME
-    loaded.size = len(data)
+    loaded.size = size
     loaded.warnings[:0] = conv.notes
     require_content(loaded)
     return loaded

@@ -27,6 +27,27 @@ class ImportOptions(Struct):
         )
 
 
+class InputBuffer:
+    """The input's bytes, held in one place so that an importer may let them go once read.
+
+    ``load.load`` reads a file and hands its bytes over in one of these, keeping no other
+    reference. An importer that reads the whole input into a model of its own (traces: spans)
+    declares ``RELEASES_INPUT = True``, receives the buffer instead of ``bytes`` and calls
+    ``release()`` once read, so a 150 MB trace is not kept alive while its recording is built.
+    Every other importer receives ``data`` as bytes (the buffer keeps them alive meanwhile).
+    """
+
+    __slots__ = ("data", "size")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.size = len(data)
+
+    def release(self) -> None:
+        """Drop the bytes (``size`` still says how many there were)."""
+        self.data = b""
+
+
 class Conversion(msgspec.Struct, kw_only=True):
     """A canonical recording made from an input (the bytes ``afp record`` writes) and what the
     conversion had to say about it."""

@@ -8,11 +8,18 @@ means) and ``synthesize`` (the recording); this module only speaks the importer 
 from __future__ import annotations
 
 from agentbisect.importers import trace_sniff
-from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
+from agentbisect.importers.base import (
+    DEFAULT_MAX_EVENTS,
+    Conversion,
+    Detail,
+    ImportOptions,
+    InputBuffer,
+)
 
 NAME = "otel"
 LABEL = "OpenTelemetry trace"
 TAKES_OPTIONS = True  # --trace-id, --logs
+RELEASES_INPUT = True  # the file's bytes are let go once its spans are read
 
 
 def sniff(data: bytes) -> bool:
@@ -22,7 +29,7 @@ def sniff(data: bytes) -> bool:
 
 def convert(
     name: str,
-    data: bytes,
+    data: bytes | InputBuffer,
     *,
     detail: Detail = "full",
     keep_embeddings: bool = False,
@@ -30,7 +37,8 @@ def convert(
     options: ImportOptions | None = None,
 ) -> Conversion:
     """A trace as the canonical recording (``keep_embeddings`` has nothing to act on: imported
-    values are text, never raw vectors)."""
+    values are text, never raw vectors). Given an ``InputBuffer``, its bytes are released as
+    soon as the spans are read."""
     from agentbisect.importers.convert import conversion
     from agentbisect.importers.traces import import_trace
     from agentbisect.inputbytes import read_input

@@ -186,10 +186,29 @@ def _typed_value(v: _AnyValue | None) -> Any:
 _KINDS = tuple(_AnyValue.__struct_fields__)
 
 
-def _typed_attrs(kvs: list[_KeyValue[_AnyValue]]) -> dict[str, Any]:
+# Strings up to this length are kept once per file (``Strings``): attribute keys, model and
+# operation names repeat on every span, and a 100,000-span trace held ~750,000 copies of its keys.
+_SHARED_MAX = 64
+
+
+class Strings(dict[str, str]):
+    """One copy of each repeated short string read from one file (keys, ids, names, short
+    values); it lives only while the file is read."""
+
+    def one(self, text: str) -> str:
+        if len(text) > _SHARED_MAX:
+            return text
+        return self.setdefault(text, text)
+
+
+def _typed_attrs(kvs: list[_KeyValue[_AnyValue]], strings: Strings) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    share = strings.setdefault  # (inlined ``Strings.one``: this runs for every attribute)
     for kv in kvs:
         v = kv.value
+        key = kv.key
+        if len(key) <= _SHARED_MAX:
+            key = share(key, key)
         # the usual case first: one string
         if v is not None and v.stringValue is not UNSET:
             if (
@@ -200,10 +219,11 @@ def _typed_attrs(kvs: list[_KeyValue[_AnyValue]]) -> dict[str, Any]:
                 and v.kvlistValue is UNSET
                 and v.bytesValue is UNSET
             ):
-                out[kv.key] = v.stringValue
+                text = v.stringValue
+                out[key] = text if len(text) > _SHARED_MAX else share(text, text)
                 continue
             raise _Slow
-        out[kv.key] = _typed_value(v)
+        out[key] = _typed_value(v)
     return out
 
 
@@ -324,17 +344,27 @@ def _status(status: _Status | None) -> tuple[str, str]:
     return name, status.message
 
 
-def _generic_attrs(kvs: Any, batch: SpanBatch, where: str) -> dict[str, Any]:
+def _generic_attrs(kvs: Any, batch: SpanBatch, where: str, strings: Strings) -> dict[str, Any]:
     return _attrs(kvs, batch, where)
 
 
-def _fast_attrs(kvs: Any, batch: SpanBatch, where: str) -> dict[str, Any]:
-    return _typed_attrs(kvs)
+def _fast_attrs(kvs: Any, batch: SpanBatch, where: str, strings: Strings) -> dict[str, Any]:
+    return _typed_attrs(kvs, strings)
 
 
-def _add_export(doc: Any, batch: SpanBatch, name: str, attrs: Any = _generic_attrs) -> None:
+def _add_export(
+    doc: Any,
+    batch: SpanBatch,
+    name: str,
+    attrs: Any = _generic_attrs,
+    strings: Strings | None = None,
+) -> None:
     """Add one decoded export request's spans and log records; ``attrs`` converts attribute
-    lists (``_fast_attrs`` for the typed fast path's ``_FastExport``)."""
+    lists (``_fast_attrs`` for the typed fast path's ``_FastExport``); ``strings`` shares the
+    repeated short strings of the file."""
+    if strings is None:
+        strings = Strings()
+    one = strings.one
     for rs in doc.resourceSpans:
         for ss in rs.scopeSpans:
             scope = ss.scope.name if ss.scope is not None else ""
@@ -347,19 +377,21 @@ def _add_export(doc: Any, batch: SpanBatch, name: str, attrs: Any = _generic_att
                 status, message = _status(s.status)
                 batch.spans.append(
                     Span(
-                        trace_id=normalize_id(s.traceId),
+                        trace_id=one(normalize_id(s.traceId)),
                         span_id=sid,
-                        parent_id=None if is_zero_id(parent) else parent,
-                        name=s.name,
+                        parent_id=None if is_zero_id(parent) else one(parent),
+                        name=one(s.name),
                         kind=_kind(s.kind),
                         start_ns=_nanos(s.startTimeUnixNano),
                         end_ns=_nanos(s.endTimeUnixNano),
                         status=status,
                         status_message=message,
-                        attributes=attrs(s.attributes, batch, where),
+                        attributes=attrs(s.attributes, batch, where, strings),
                         events=[
                             SpanEvent(
-                                e.name, _nanos(e.timeUnixNano), attrs(e.attributes, batch, where)
+                                e.name,
+                                _nanos(e.timeUnixNano),
+                                attrs(e.attributes, batch, where, strings),
                             )
                             for e in s.events
                         ],
@@ -387,7 +419,7 @@ def _add_export(doc: Any, batch: SpanBatch, name: str, attrs: Any = _generic_att
                 )
 
 
-def _add_fast(data: bytes, batch: SpanBatch, name: str) -> bool:
+def _add_fast(data: bytes, batch: SpanBatch, name: str, strings: Strings) -> bool:
     """Read one export request through the typed fast path; False when it must be read the
     generic way (nothing is added then)."""
     try:
@@ -396,7 +428,7 @@ def _add_fast(data: bytes, batch: SpanBatch, name: str) -> bool:
         return False
     part = SpanBatch()
     try:
-        _add_export(doc, part, name, _fast_attrs)
+        _add_export(doc, part, name, _fast_attrs, strings)
     except _Slow:
         return False
     batch.spans.extend(part.spans)
@@ -423,9 +455,10 @@ def _lines(data: bytes) -> Iterator[bytes]:
 def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
     """Decode one OTLP/JSON document, or JSON Lines of them, into a batch (added to ``batch``)."""
     batch = batch if batch is not None else SpanBatch()
+    strings = Strings()
     try:
-        if not _add_fast(data, batch, name):
-            _add_export(_DECODER.decode(data), batch, name)
+        if not _add_fast(data, batch, name, strings):
+            _add_export(_DECODER.decode(data), batch, name, strings=strings)
         batch.form = batch.form or "OTLP/JSON"
         return batch
     except msgspec.ValidationError as exc:  # (a subclass of DecodeError: test it first)
@@ -435,7 +468,7 @@ def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
     for n, line in enumerate(_lines(data), start=1):
         if not line.strip():
             continue
-        if _add_fast(line, batch, name):
+        if _add_fast(line, batch, name, strings):
             continue
         try:
             doc = _DECODER.decode(line)
@@ -443,7 +476,7 @@ def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
             raise _validation(name, exc, f"line {n} ") from None
         except msgspec.DecodeError as exc:
             raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
-        _add_export(doc, batch, name)
+        _add_export(doc, batch, name, strings=strings)
     batch.form = batch.form or "OTLP/JSON Lines"
     return batch
 

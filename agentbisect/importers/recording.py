@@ -126,9 +126,13 @@ def _envelope(name: str, top: TopLevel, compressed: bool, size: int, base: str) 
         )
     if top.recording is UNSET:
         raise InputError(name, "envelope has no recording", f"{base}.recording")
-    if raw_kind(top.recording) != b"{":
+    inner: TopLevel
+    if isinstance(top.recording, TopLevel):
+        inner = top.recording  # the fast path decoded it with the envelope
+    elif raw_kind(top.recording) != b"{":
         raise InputError(name, "expected an object", f"{base}.recording")
-    inner: TopLevel = _decode(name, top.recording, TopLevel, f"{base}.recording")
+    else:
+        inner = _decode(name, top.recording, TopLevel, f"{base}.recording")
     loaded = _recording(name, inner, compressed, size, f"{base}.recording")
     loaded.shape = "envelope"
     loaded.envelope_format = top.format

@@ -126,6 +126,7 @@ class _Builder:
             keep_embeddings=True,
             detail=detail,
             max_events=max_events,
+            encode_commits=True,  # the log of a long trace: bytes, not dicts
         )
         self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
@@ -153,6 +154,7 @@ class _Builder:
         self.path: list[str] = []
         self.pending: list[tuple[Node, Retrieval]] = []
         self.doc_parts: set[str] = set()  # input parts that are retrieved documents
+        self.paragraphs: dict[str, tuple[str, ...]] = {}  # system text -> its parts
 
     # ------------------------------------------------------------------ plumbing
 
@@ -377,18 +379,19 @@ class _Builder:
         for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
                 system_texts.append((msg.text(), (i, msg.role)))
-        parts = [(p, where) for text, where in system_texts for p in split_paragraphs(text)]
-        lines = [
-            ln
-            for m in call.inputs
-            if m.role not in ("system", "developer")
-            for ln in m.text().splitlines()
-        ]
-        self.doc_parts |= self._flush_retrievals([p for p, _ in parts] + lines)
+        parts = [(p, where) for text, where in system_texts for p in self._paragraphs(text)]
+        if self.pending:  # (most calls have no retrieval waiting: skip re-reading every message)
+            lines = [
+                ln
+                for m in call.inputs
+                if m.role not in ("system", "developer")
+                for ln in m.text().splitlines()
+            ]
+            self.doc_parts |= self._flush_retrievals([p for p, _ in parts] + lines)
         for ordinal, (part, where) in enumerate(parts, start=1):
             if part not in self.doc_parts:
                 self._system_part(step, part, ordinal, node, where)
-        all_text = "\n".join(m.text() for m in call.inputs)
+        all_text = "\n".join(m.text() for m in call.inputs) if self.docs else ""
         for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
                 continue
@@ -418,6 +421,14 @@ class _Builder:
             elif not doc["consumed"]:
                 keep.append(doc)
         self.docs = keep
+
+    def _paragraphs(self, text: str) -> tuple[str, ...]:
+        """``split_paragraphs``, once per distinct text: every call of a run repeats its system
+        instructions."""
+        found = self.paragraphs.get(text)
+        if found is None:
+            found = self.paragraphs[text] = tuple(split_paragraphs(text))
+        return found
 
     def _structural_reads(self, step: str) -> None:
         """No content: the call reads the previous call's output and the tools and documents since."""

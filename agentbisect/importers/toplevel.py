@@ -23,11 +23,19 @@ JSON_WS = b" \t\r\n"
 SNIFF_KEYS = frozenset({"afp", "flow", "typed", "commit", "role", "messages", "history"})
 
 
-class Top(TopLevel, kw_only=True):
+class Recording(TopLevel, kw_only=True):
+    """A recording's top level with its snapshot skeleton decoded in the same pass."""
+
+    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
+
+
+class Top(Recording, kw_only=True):
     """A recording's top level with its snapshot skeleton decoded in the same pass (the recording
     importer's fast path), plus the keys of the other formats' sniffs, kept raw."""
 
-    snapshot: Snapshot | UnsetType = UNSET  # type: ignore[assignment]
+    # An envelope's recording in the same pass: scanned once, not three times (the envelope, the
+    # inner recording, its snapshot): ~0.25 s on a 150 MB envelope.
+    recording: Recording | UnsetType = UNSET  # type: ignore[assignment]
     afp: Raw | UnsetType = UNSET
     flow: Raw | UnsetType = UNSET
     typed: Raw | UnsetType = UNSET

@@ -6,22 +6,42 @@ nothing of the trace conversion.
 
 from __future__ import annotations
 
-_OTLP_MARKERS = (b'"resourceSpans"', b'"resourceLogs"')
+import re
+
+_KEYS: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def _has_key(start: bytes, name: bytes) -> bool:
+    """``name`` as an object key: a JSON string followed by a colon is always a key, so a
+    recording that merely mentions "resourceSpans" in a value is not a trace (hypothesis found
+    one). The end of the sniffed window may fall between a key and its colon. The substring test
+    comes first: most inputs hold none of these words, and they compile no pattern."""
+    quoted = b'"' + name + b'"'
+    if quoted not in start:
+        return False
+    pattern = _KEYS.get(name)
+    if pattern is None:
+        pattern = _KEYS[name] = re.compile(re.escape(quoted) + rb"\s*(?::|$)")
+    return pattern.search(start) is not None
 
 
 def otlp(head: bytes) -> bool:
     """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
     start = head.lstrip()[:4096]
-    return start[:1] == b"{" and any(m in start for m in _OTLP_MARKERS)
+    return start[:1] == b"{" and (
+        _has_key(start, b"resourceSpans") or _has_key(start, b"resourceLogs")
+    )
 
 
 def console(head: bytes) -> bool:
     """A span object (``context`` and ``name``), an array of them, or ``{"spans": [...]}``."""
     start = head.lstrip()[:4096]
-    if start[:1] not in (b"{", b"["):
+    if start[:1] not in (b"{", b"[") or not _has_key(start, b"context"):
         return False
-    return (b'"context"' in start and (b'"span_id"' in start or b'"spanId"' in start)) or (
-        start[:1] == b"{" and b'"spans"' in start[:200] and b'"context"' in start
+    return (
+        _has_key(start, b"span_id")
+        or _has_key(start, b"spanId")
+        or (start[:1] == b"{" and _has_key(start[:200], b"spans"))
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from agentbisect.boundary.recorder import Mode
 from agentbisect.errors import InputError, UsageError
 from agentbisect.importers import otel_console, otlp_json, trace_sniff
+from agentbisect.importers.base import InputBuffer
 from agentbisect.importers.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
 from agentbisect.record import DEFAULT_MAX_EVENTS
@@ -58,14 +59,15 @@ def traces_of(spans: list[Span]) -> list[TraceInfo]:
 
 def import_trace(
     name: str,
-    data: bytes,
+    data: bytes | InputBuffer,
     *,
     trace_id: str | None = None,
     logs: list[tuple[str, bytes]] | None = None,
     detail: Mode = "full",
     max_events: object = DEFAULT_MAX_EVENTS,
 ) -> Synthesis:
-    """Read, join, select and synthesize; the result's recording carries the import metadata."""
+    """Read, join, select and synthesize; the result's recording carries the import metadata.
+    An ``InputBuffer`` is released once its spans are read."""
     # Millions of small, acyclic objects: the cyclic collector would rescan them over and over
     # (a 100,000-span file took 5x longer with it on).
     was_enabled = gc.isenabled()
@@ -79,13 +81,18 @@ def import_trace(
 
 def _import_trace(
     name: str,
-    data: bytes,
+    data: bytes | InputBuffer,
     trace_id: str | None,
     logs: list[tuple[str, bytes]] | None,
     detail: Mode,
     max_events: object,
 ) -> Synthesis:
-    batch = read_batch(name, data)
+    if isinstance(data, InputBuffer):
+        batch = read_batch(name, data.data)
+        data.release()  # the spans hold everything read from here on
+    else:
+        batch = read_batch(name, data)
+    del data
     for logs_name, logs_data in logs or []:
         extra = otlp_json.read(logs_name, logs_data) if otlp_json.sniff(logs_data[:4096]) else None
         if extra is None:
