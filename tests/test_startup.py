@@ -294,3 +294,65 @@ def test_reading_a_recording_imports_no_writer_and_no_rerun_tools() -> None:
         "difflib",
     }
     assert loaded.isdisjoint(unwanted), loaded & unwanted
+
+
+def _loaded_without_site(*argv: str) -> set[str]:
+    """The modules a real `afp ARGV` process loaded, started with -S: this environment's site
+    (editable finders, .pth files) imports pathlib and more itself, which would hide a cut."""
+    import agentbisect
+
+    root = os.path.dirname(os.path.dirname(agentbisect.__file__))
+    path = os.pathsep.join([root, *(p for p in sys.path if p)])
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['afp', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('agentbisect', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", probe, *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert out.returncode == 0, out.stderr
+    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+
+
+def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() -> None:
+    """bisect never builds the boundary index, strip or step graph, and the mock embedder needs
+    no paths: those modules, pathlib (with urllib.parse, ipaddress, fnmatch) and dataclasses
+    (with copy) cost ~5 ms of start-up and stay unloaded."""
+    loaded = _loaded_without_site(
+        "bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json", "--upstream"
+    )
+    assert "agentbisect.bisect.api" in loaded  # it did run
+    unwanted = {
+        "agentbisect.boundary.graph",
+        "agentbisect.boundary.index",
+        "agentbisect.boundary.rebuild",
+        "agentbisect.boundary.strip",
+        "pathlib",
+        "urllib.parse",
+        "ipaddress",
+        "dataclasses",
+        "copy",
+    }
+    assert loaded.isdisjoint(unwanted), loaded & unwanted
+
+
+def test_run_keeps_the_methods_its_dataclass_had() -> None:
+    # Run is a plain class now (no dataclasses import): same init, repr, eq and no hash.
+    from agentbisect.run import open_run
+
+    a, b = open_run(recording("react-tools")), open_run(recording("react-tools"))
+    assert a == a and a.loaded is not b.loaded
+    assert (a == b) == (a.loaded == b.loaded)
+    assert a != "x"
+    assert repr(a).startswith("Run(loaded=Loaded(")
+    with pytest.raises(TypeError):
+        hash(a)
+    assert type(a)(a.loaded).loaded is a.loaded
