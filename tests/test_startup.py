@@ -356,3 +356,39 @@ def test_run_keeps_the_methods_its_dataclass_had() -> None:
     with pytest.raises(TypeError):
         hash(a)
     assert type(a)(a.loaded).loaded is a.loaded
+
+
+def test_fast_path_output_is_complete_when_teardown_skips_the_collections(tmp_path: Any) -> None:
+    # The fast front end freezes the heap before exiting (teardown then skips its full
+    # collections): stdout must still be flushed whole, and a -o file written whole, in a real
+    # process whose stdout is a pipe (block-buffered). The typer path does not freeze.
+    env = {**os.environ, "COLUMNS": "100"}
+    front = "import sys; sys.argv = ['afp', *sys.argv[2:]]\n" + (
+        "from agentbisect.__main__ import main\nmain(fast=sys.argv[1] == 'fast')"
+    )
+
+    def afp(mode: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-c", front, mode, *args], capture_output=True, env=env
+        )
+
+    bisect = [
+        "bisect",
+        recording("react-tools"),
+        "--at-step",
+        "call-llm#106",
+        "--json",
+        "--upstream",
+    ]
+    typer_out = afp("typer", *bisect)
+    fast_out = afp("fast", *bisect)
+    assert fast_out.returncode == typer_out.returncode == 0, fast_out.stderr
+    assert fast_out.stdout == typer_out.stdout and len(fast_out.stdout) > 1000
+    target = tmp_path / "report.json"
+    assert afp("fast", *bisect, "-o", str(target)).returncode == 0
+    assert target.read_bytes() == typer_out.stdout
+    from agentbisect.run import open_run
+
+    events = afp("fast", "events", recording("react-tools"), "--json")
+    lines = events.stdout.decode().splitlines()
+    assert len(lines) == len(open_run(recording("react-tools")).events) > 100
