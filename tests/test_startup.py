@@ -323,9 +323,10 @@ def _loaded_without_site(*argv: str) -> set[str]:
 
 
 def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() -> None:
-    """bisect never builds the boundary index, strip or step graph, and the mock embedder needs
-    no paths: those modules, pathlib (with urllib.parse, ipaddress, fnmatch) and dataclasses
-    (with copy) cost ~5 ms of start-up and stay unloaded."""
+    """bisect never builds the boundary index, strip or step graph, the mock embedder needs no
+    paths, and without --rerun/--missing-context nothing runs the causal tier: those modules,
+    pathlib (with urllib.parse, ipaddress, fnmatch) and dataclasses (with copy) cost ~5 ms of
+    start-up and stay unloaded."""
     loaded = _loaded_without_site(
         "bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json", "--upstream"
     )
@@ -335,6 +336,7 @@ def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() 
         "agentbisect.boundary.index",
         "agentbisect.boundary.rebuild",
         "agentbisect.boundary.strip",
+        "agentbisect.bisect.causal",
         "pathlib",
         "urllib.parse",
         "ipaddress",
