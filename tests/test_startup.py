@@ -394,3 +394,36 @@ def test_fast_path_output_is_complete_when_teardown_skips_the_collections(tmp_pa
     events = afp("fast", "events", recording("react-tools"), "--json")
     lines = events.stdout.decode().splitlines()
     assert len(lines) == len(open_run(recording("react-tools")).events) > 100
+
+
+# Code points around every boundary the UTF-16 shortcuts care about: ASCII, Latin-1, the BMP
+# below and above the surrogates, lone high/low surrogates, astral characters.
+_UNITS = st.text(
+    alphabet=st.sampled_from(
+        [
+            *("a", "\x00", "\x7f", "é", "\u2014", "\ud7ff"),
+            *("\ud800", "\udbff", "\udc00", "\udfff"),
+            *("\ue000", "\uffff", "\U0001f600", "\U0010ffff"),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_UNITS, st.integers(min_value=0, max_value=50), st.sampled_from([1, 2, 8, 32, 64, 3, 7]))
+def test_utf16_shortcuts_agree_with_the_codec(text: str, cap: int, dims: int) -> None:
+    # ASCII (and below-surrogate) texts skip the utf-16 codec, and the rest call the codec
+    # function without the registry lookup (which imported encodings.utf_16_le at start-up):
+    # the same units, lengths, cuts and mock vectors as str.encode/bytes.decode gave.
+    from agentbisect.js import cap_utf16, utf16_len
+
+    data = text.encode("utf-16-le", "surrogatepass")
+    assert utf16_len(text) == len(data) // 2
+    want = text if len(data) <= 2 * cap else data[: 2 * cap].decode("utf-16-le", "surrogatepass")
+    assert cap_utf16(text, cap) == want
+    units = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+    vec = [0] * dims
+    for u in units:
+        vec[u % dims] += 1
+    assert MockEmbedder(dims).embed(text) == vec
