@@ -62,7 +62,7 @@ class Run:
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
-            return bool(self.loaded == other.loaded)
+            return (self.loaded,) == (other.loaded,)  # what the dataclass compared
         return NotImplemented
 
     def __post_init__(self) -> None:
