@@ -291,8 +291,17 @@ def raw_kind(raw: Raw | bytes) -> bytes:
 
 # --------------------------------------------------------------------------- event arrays
 
-_FAST = msgspec.json.Decoder(list[KnownEvent | None])
-_ONE = msgspec.json.Decoder(KnownEvent)
+_EVENT_DECODERS: list[tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any]]] = []
+
+
+def _event_decoders() -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any]]:
+    """The domain-event array and item decoders, built on first use: building them reads the
+    annotations of every event Struct (~0.5 ms), and bisect never decodes the domain events."""
+    if not _EVENT_DECODERS:
+        _EVENT_DECODERS.append(
+            (msgspec.json.Decoder(list[KnownEvent | None]), msgspec.json.Decoder(KnownEvent))
+        )
+    return _EVENT_DECODERS[0]
 
 
 class _Head(msgspec.Struct):
@@ -307,8 +316,9 @@ _HEAD = msgspec.json.Decoder(_Head)
 def decode_domain_events(name: str, raw: Raw | bytes, path: str) -> DomainEvents:
     """Decode a domain-event array; unknown or malformed items are kept as ``OtherEvent``."""
     raw = raw if isinstance(raw, Raw) else Raw(raw)
+    fast, one = _event_decoders()
     try:
-        items = _FAST.decode(raw)
+        items = fast.decode(raw)
         events: list[DomainEvent] = [e for e in items if e is not None]
         return DomainEvents(events, raw, null_holes=len(items) - len(events))
     except msgspec.ValidationError:
@@ -328,7 +338,7 @@ def decode_domain_events(name: str, raw: Raw | bytes, path: str) -> DomainEvents
             continue
         kept.append(item)
         try:
-            result.events.append(_ONE.decode(item))
+            result.events.append(one.decode(item))
             continue
         except msgspec.ValidationError as exc:
             problem = str(exc).replace("$", f"{path}[{i}]")

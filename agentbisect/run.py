@@ -7,17 +7,12 @@ that every renderer shows the same limits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 from msgspec import UNSET
 
-from agentbisect.boundary.graph import StepGraph, build_step_graph
-from agentbisect.boundary.index import CommitRangeIndex
-from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
-from agentbisect.boundary.strip import Group, Stop, build_groups, build_strip
 from agentbisect.commitlog import CommitLog
 from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag
 from agentbisect.importers.base import ImportOptions  # re-exported: how commands pass --trace-id
@@ -43,14 +38,32 @@ from agentbisect.steps import (
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from agentbisect.boundary.graph import StepGraph
+    from agentbisect.boundary.index import CommitRangeIndex
+    from agentbisect.boundary.rebuild import IndexBuild
     from agentbisect.boundary.rollup import BoundaryAggregate, PathTotals
+    from agentbisect.boundary.strip import Group, Stop
 
 
-@dataclass
 class Run:
     """A loaded recording plus everything derived from it (lazily)."""
 
-    loaded: Loaded
+    # A plain class with what ``@dataclass`` generated for it (init, repr, eq, unhashable):
+    # importing dataclasses (with copy) and generating the methods cost ~1 ms of every start-up.
+    __match_args__ = ("loaded",)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, loaded: Loaded) -> None:
+        self.loaded = loaded
+        self.__post_init__()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}(loaded={self.loaded!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.loaded,) == (other.loaded,)  # what the dataclass compared
+        return NotImplemented
 
     def __post_init__(self) -> None:
         if not self.loaded.domain_pending:
@@ -100,8 +113,12 @@ class Run:
 
     # ----------------------------------------------------------------- derived structures
 
+    # The boundary structures are imported on first use: bisect and events never build them.
+
     @cached_property
     def index_build(self) -> IndexBuild:
+        from agentbisect.boundary.rebuild import rebuild_index
+
         return rebuild_index(self.events, self.loaded.commit_log_empty())
 
     @property
@@ -110,13 +127,19 @@ class Run:
 
     @cached_property
     def groups(self) -> list[Group]:
+        from agentbisect.boundary.strip import build_groups
+
         return build_groups(self.index)
 
     def step_strip(self, drill: str | None = None) -> list[Stop]:
+        from agentbisect.boundary.strip import build_strip
+
         return build_strip(self.groups, drill)
 
     @cached_property
     def step_graph(self) -> StepGraph:
+        from agentbisect.boundary.graph import build_step_graph
+
         return build_step_graph(self.events)
 
     @cached_property

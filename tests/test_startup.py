@@ -294,3 +294,136 @@ def test_reading_a_recording_imports_no_writer_and_no_rerun_tools() -> None:
         "difflib",
     }
     assert loaded.isdisjoint(unwanted), loaded & unwanted
+
+
+def _loaded_without_site(*argv: str) -> set[str]:
+    """The modules a real `afp ARGV` process loaded, started with -S: this environment's site
+    (editable finders, .pth files) imports pathlib and more itself, which would hide a cut."""
+    import agentbisect
+
+    root = os.path.dirname(os.path.dirname(agentbisect.__file__))
+    path = os.pathsep.join([root, *(p for p in sys.path if p)])
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['afp', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('agentbisect', run_name='__main__')\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", probe, *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert out.returncode == 0, out.stderr
+    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+
+
+def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() -> None:
+    """bisect never builds the boundary index, strip or step graph, the mock embedder needs no
+    paths, and without --rerun/--missing-context nothing runs the causal tier: those modules,
+    pathlib (with urllib.parse, ipaddress, fnmatch) and dataclasses (with copy) cost ~5 ms of
+    start-up and stay unloaded."""
+    loaded = _loaded_without_site(
+        "bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json", "--upstream"
+    )
+    assert "agentbisect.bisect.api" in loaded  # it did run
+    unwanted = {
+        "agentbisect.boundary.graph",
+        "agentbisect.boundary.index",
+        "agentbisect.boundary.rebuild",
+        "agentbisect.boundary.strip",
+        "agentbisect.bisect.causal",
+        "pathlib",
+        "urllib.parse",
+        "ipaddress",
+        "dataclasses",
+        "copy",
+    }
+    assert loaded.isdisjoint(unwanted), loaded & unwanted
+
+
+def test_run_keeps_the_methods_its_dataclass_had() -> None:
+    # Run is a plain class now (no dataclasses import): same init, repr, eq and no hash.
+    from agentbisect.run import open_run
+
+    a, b = open_run(recording("react-tools")), open_run(recording("react-tools"))
+    assert a == a and a.loaded is not b.loaded
+    assert (a == b) == (a.loaded == b.loaded)
+    assert a != "x"
+    assert repr(a).startswith("Run(loaded=Loaded(")
+    with pytest.raises(TypeError):
+        hash(a)
+    assert type(a)(a.loaded).loaded is a.loaded
+
+
+def test_fast_path_output_is_complete_when_teardown_skips_the_collections(tmp_path: Any) -> None:
+    # The fast front end freezes the heap before exiting (teardown then skips its full
+    # collections): stdout must still be flushed whole, and a -o file written whole, in a real
+    # process whose stdout is a pipe (block-buffered). The typer path does not freeze.
+    env = {**os.environ, "COLUMNS": "100"}
+    front = "import sys; sys.argv = ['afp', *sys.argv[2:]]\n" + (
+        "from agentbisect.__main__ import main\nmain(fast=sys.argv[1] == 'fast')"
+    )
+
+    def afp(mode: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-c", front, mode, *args], capture_output=True, env=env
+        )
+
+    bisect = [
+        "bisect",
+        recording("react-tools"),
+        "--at-step",
+        "call-llm#106",
+        "--json",
+        "--upstream",
+    ]
+    typer_out = afp("typer", *bisect)
+    fast_out = afp("fast", *bisect)
+    assert fast_out.returncode == typer_out.returncode == 0, fast_out.stderr
+    assert fast_out.stdout == typer_out.stdout and len(fast_out.stdout) > 1000
+    target = tmp_path / "report.json"
+    assert afp("fast", *bisect, "-o", str(target)).returncode == 0
+    assert target.read_bytes() == typer_out.stdout
+    from agentbisect.run import open_run
+
+    events = afp("fast", "events", recording("react-tools"), "--json")
+    lines = events.stdout.decode().splitlines()
+    assert len(lines) == len(open_run(recording("react-tools")).events) > 100
+
+
+# Code points around every boundary the UTF-16 shortcuts care about: ASCII, Latin-1, the BMP
+# below and above the surrogates, lone high/low surrogates, astral characters.
+_UNITS = st.text(
+    alphabet=st.sampled_from(
+        [
+            *("a", "\x00", "\x7f", "é", "\u2014", "\ud7ff"),
+            *("\ud800", "\udbff", "\udc00", "\udfff"),
+            *("\ue000", "\uffff", "\U0001f600", "\U0010ffff"),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_UNITS, st.integers(min_value=0, max_value=50), st.sampled_from([1, 2, 8, 32, 64, 3, 7]))
+def test_utf16_shortcuts_agree_with_the_codec(text: str, cap: int, dims: int) -> None:
+    # ASCII (and below-surrogate) texts skip the utf-16 codec, and the rest call the codec
+    # function without the registry lookup (which imported encodings.utf_16_le at start-up):
+    # the same units, lengths, cuts and mock vectors as str.encode/bytes.decode gave.
+    from agentbisect.js import cap_utf16, utf16_len
+
+    data = text.encode("utf-16-le", "surrogatepass")
+    assert utf16_len(text) == len(data) // 2
+    want = text if len(data) <= 2 * cap else data[: 2 * cap].decode("utf-16-le", "surrogatepass")
+    assert cap_utf16(text, cap) == want
+    units = [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+    vec = [0] * dims
+    for u in units:
+        vec[u % dims] += 1
+    assert MockEmbedder(dims).embed(text) == vec

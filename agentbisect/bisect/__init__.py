@@ -9,10 +9,27 @@ reads of a recording (§1) is on ``agentbisect.run.Run``; the commit-log fold (�
 ``agentbisect.commitlog``; the §9.3 text rendering is ``agentbisect.render.text``.
 """
 
-from agentbisect.bisect.causal import MissingContext, RerunOptions, bisect_culprits
+from typing import TYPE_CHECKING, Any
+
 from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
 from agentbisect.bisect.report import ContextBugReport, report_json
 from agentbisect.steps import control_deps_from_json
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.causal import MissingContext, RerunOptions, bisect_culprits
+
+# The causal tier's names are resolved on first use (PEP 562): a correlational bisect, the
+# CLI's everyday case, never imports it.
+_CAUSAL = frozenset({"MissingContext", "RerunOptions", "bisect_culprits"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CAUSAL:
+        from agentbisect.bisect import causal
+
+        return getattr(causal, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULTS",

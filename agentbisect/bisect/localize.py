@@ -8,18 +8,11 @@ trigger (§2) → slice (§3) → D7 weights (§4) → path scores (§6.3) → c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET, Struct
 
 from agentbisect.bisect.batch_texts import localization_texts
-from agentbisect.bisect.causal import (
-    MissingContext,
-    RerunOptions,
-    planned_reruns,
-    run_ablation_tier,
-    run_restoration,
-)
 from agentbisect.bisect.classify import ClassifyContext, Seed
 from agentbisect.bisect.embed import Embedder, EmbeddingCache, MockEmbedder
 from agentbisect.bisect.embedders import embed_many, resolve_embedder
@@ -42,6 +35,11 @@ from agentbisect.errors import UsageError
 from agentbisect.honesty import dedupe, flag
 from agentbisect.run import Run
 from agentbisect.steps import ControlDeps
+
+if TYPE_CHECKING:
+    # The causal tier (reruns, restoration) is imported where it runs: a correlational bisect
+    # (no --rerun, no --missing-context) never loads it.
+    from agentbisect.bisect.causal import MissingContext, RerunOptions
 
 __all__ = ["DEFAULTS", "RANKINGS", "TriggerError", "localize"]
 
@@ -216,6 +214,8 @@ def localize(
         # before the plan: an imported run's stage suspects get their specs here
         name_sources(suspects, run.import_meta)
     if on_plan is not None:
+        from agentbisect.bisect.causal import planned_reruns
+
         planned = planned_reruns(suspects, rerun, missing_context)
         if planned:
             on_plan(planned)
@@ -223,6 +223,8 @@ def localize(
     restoration_baseline: Any = UNSET
     any_restoration_verdict = False
     if missing_context is not None:
+        from agentbisect.bisect.causal import run_restoration
+
         cands, rb = run_restoration(missing_context, emb)
         dropped = cands
         if rb is not None:
@@ -231,6 +233,8 @@ def localize(
 
     baseline: Any = UNSET
     if rerun is not None:
+        from agentbisect.bisect.causal import run_ablation_tier
+
         baseline = run_ablation_tier(suspects, rerun, emb)
         if baseline.flips > 0:
             flags.append(baseline_unstable_flag(baseline, restoration=False))

@@ -10,6 +10,7 @@ runs the typer app, which then owns every help text, message and exit code.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -30,4 +31,11 @@ def run(argv: list[str]) -> bool:
         return False
     state.debug = parsed.debug
     code = call(body_of(parsed.command), parsed.kwargs)
+    # The command is done and its output written (-o files are closed and renamed in the
+    # command; stdout and stderr are still flushed at exit, as before). Freezing the live
+    # objects spares interpreter teardown its full collections over everything the run
+    # allocated (~8% of the goal command's instructions); teardown still frees by reference
+    # count, and only cyclic garbage left at this point goes uncollected, which no output
+    # depends on.
+    gc.freeze()
     sys.exit(code)
