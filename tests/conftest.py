@@ -57,6 +57,58 @@ def afp_proc(
     )
 
 
+# A real `afp` run whose last words on stderr name the modules it imported (the start-up tests
+# guard what an ordinary run must not import). {entry} starts afp; {names} picks the modules.
+_IMPORT_PROBE = """import runpy, sys
+sys.argv = ['afp', *sys.argv[1:]]
+try:
+    {entry}
+except SystemExit:
+    pass
+sys.stderr.write('LOADED ' + ' '.join(sorted({names})))
+"""
+RUN_AFP = "runpy.run_module('agentbisect', run_name='__main__')"
+
+
+def afp_import_probe(
+    *args: str,
+    among: tuple[str, ...] | None = None,
+    prefix: str = "",
+    entry: str = RUN_AFP,
+    python_flags: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``afp ARGS…`` in a real process (``python -c``, started by ``entry``) that reports
+    which modules it imported: those of ``among`` (all by default) whose names start with
+    ``prefix``; read them with ``loaded_modules``. ``env`` is laid over this process's
+    environment, ``python_flags`` (e.g. ``-S``) go to the interpreter, other keyword arguments
+    (``cwd``, …) to ``subprocess.run``."""
+    pool = "sys.modules" if among is None else f"(m for m in {among!r} if m in sys.modules)"
+    names = f"m for m in {pool} if m.startswith({prefix!r})"
+    probe = _IMPORT_PROBE.format(entry=entry, names=names)
+    return subprocess.run(
+        [sys.executable, *python_flags, "-c", probe, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        **kwargs,
+    )
+
+
+def loaded_modules(proc: subprocess.CompletedProcess[str]) -> set[str]:
+    """The modules an ``afp_import_probe`` process reported (it must have exited 0)."""
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.rsplit("LOADED", 1)[1].split())
+
+
+def afp_loaded(*args: str, **kwargs: Any) -> set[str]:
+    """``loaded_modules(afp_import_probe(*args, **kwargs))``."""
+    return loaded_modules(afp_import_probe(*args, **kwargs))
+
+
 def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
     """Run ``afp ARGS…`` with stderr on a pseudo-terminal (so it draws progress); return the
     exit code and everything written to that terminal."""

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from agentbisect.commands import MODULES, argv, spec_of
 from agentbisect.commands.spec import Opt
+from tests.conftest import afp_loaded
 from tests.helpers import recording
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -323,27 +324,11 @@ def test_a_shell_completion_request_goes_to_typer() -> None:
 
 # ----------------------------------------------------------------------- what the fast path loads
 
-_PROBE = (
-    "import runpy, sys\n"
-    "sys.argv = ['afp', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('agentbisect', run_name='__main__')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    "heavy = ('typer', 'click', 'rich', 'numpy', 'pydantic', 'agentbisect.cli')\n"
-    "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
-)
+HEAVY = ("typer", "click", "rich", "numpy", "pydantic", "agentbisect.cli")
 
 
 def _loaded(*args: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"},
-        timeout=120,
-    )
-    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+    return afp_loaded(*args, among=HEAVY, env={"PYTHONPATH": str(ROOT), "COLUMNS": "100"})
 
 
 @pytest.mark.parametrize(
