@@ -240,16 +240,19 @@ def test_anything_else_is_left_to_typer(line: list[str]) -> None:
 # ----------------------------------------------------------------------- real processes
 
 
+# `python -c FRONT fast|typer ARGS…` runs afp through the fast front end or through typer.
+FRONT = (
+    "import sys\n"
+    "fast = sys.argv[1] == 'fast'\n"
+    "sys.argv = ['afp', *sys.argv[2:]]\n"
+    "from agentbisect.__main__ import main\n"
+    "main(fast=fast)\n"
+)
+
+
 def _afp(fast: bool, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    code = (
-        "import sys\n"
-        "fast = sys.argv[1] == 'fast'\n"
-        "sys.argv = ['afp', *sys.argv[2:]]\n"
-        "from agentbisect.__main__ import main\n"
-        "main(fast=fast)\n"
-    )
     proc = subprocess.run(
-        [sys.executable, "-c", code, "fast" if fast else "typer", *args],
+        [sys.executable, "-c", FRONT, "fast" if fast else "typer", *args],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", **(env or {})},
@@ -365,19 +368,12 @@ def test_sigterm_ends_the_fast_path_like_the_typer_path(tmp_path: Path) -> None:
     import signal
     import time
 
-    code = (
-        "import sys\n"
-        "fast = sys.argv[1] == 'fast'\n"
-        "sys.argv = ['afp', *sys.argv[2:]]\n"
-        "from agentbisect.__main__ import main\n"
-        "main(fast=fast)\n"
-    )
     sleeper = f"{sys.executable} -c 'import time; time.sleep(30)'"
     args = ["bisect", REACT, "--at-llm", "-1", "--json", "--rerun", sleeper, "--samples", "2"]
     got = []
     for front in ("fast", "typer"):
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, front, *args],
+            [sys.executable, "-c", FRONT, front, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
