@@ -109,21 +109,11 @@ def afp_loaded(*args: str, **kwargs: Any) -> set[str]:
     return loaded_modules(afp_import_probe(*args, **kwargs))
 
 
-def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
-    """Run ``afp ARGS…`` with stderr on a pseudo-terminal (so it draws progress); return the
-    exit code and everything written to that terminal."""
-    import pty
+def read_terminal(leader: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it (or 60 s of
+    silence); closes ``leader``."""
     import select
 
-    leader, follower = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS=str(columns))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentbisect", *args],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        env=env,
-    )
-    os.close(follower)
     chunks = []
     while True:
         ready, _, _ = select.select([leader], [], [], 60)
@@ -137,8 +127,30 @@ def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
             break
         chunks.append(chunk)
     os.close(leader)
-    proc.communicate(timeout=60)
-    return proc.returncode, b"".join(chunks)
+    return b"".join(chunks)
+
+
+def afp_on_a_terminal(
+    *args: str, columns: int = 120, terminal: str = "stderr"
+) -> tuple[int, bytes, bytes]:
+    """Run ``afp ARGS…`` with stderr (or ``terminal="stdout"``) on a pseudo-terminal, so it
+    draws progress (or tables); return the exit code, everything written to that terminal, and
+    the other stream, piped."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS=str(columns))
+    on_stdout = terminal == "stdout"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentbisect", *args],
+        stdout=follower if on_stdout else subprocess.PIPE,
+        stderr=subprocess.PIPE if on_stdout else follower,
+        env=env,
+    )
+    os.close(follower)
+    shown = read_terminal(leader)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, shown, err if on_stdout else out
 
 
 def process_alive(pid: int) -> bool:

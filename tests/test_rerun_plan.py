@@ -172,7 +172,7 @@ def test_the_bar_shows_an_exact_total_and_the_time_left(monkeypatch: pytest.Monk
 
 
 def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
-    code, shown = afp_on_a_terminal(*args)
+    code, shown, _ = afp_on_a_terminal(*args)
     return code, shown.decode("utf-8", "replace")
 
 
