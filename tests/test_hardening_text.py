@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from agentbisect.render.safetext import clean, escape_json_for_terminal, safe, scrub
 from tests.conftest import MINI, UPSTREAM, afp_on_a_terminal
+from tests.helpers import rerun_until_approved
 
 UP = UPSTREAM
 MINI_A = MINI / "mini-a.json"
@@ -199,12 +200,7 @@ def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> Non
             str(rec),
             "--at-step",
             "llm#6",
-            "--rerun",
-            f"{sys.executable} {answer}",
-            "--comparator",
-            "contains:APPROVED",
-            "--original-output",
-            "Refund APPROVED",
+            *rerun_until_approved(answer),
             "--json",
         ]
     )
