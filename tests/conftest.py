@@ -57,21 +57,63 @@ def afp_proc(
     )
 
 
-def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
-    """Run ``afp ARGS…`` with stderr on a pseudo-terminal (so it draws progress); return the
-    exit code and everything written to that terminal."""
-    import pty
+# A real `afp` run whose last words on stderr name the modules it imported (the start-up tests
+# guard what an ordinary run must not import). {entry} starts afp; {names} picks the modules.
+_IMPORT_PROBE = """import runpy, sys
+sys.argv = ['afp', *sys.argv[1:]]
+try:
+    {entry}
+except SystemExit:
+    pass
+sys.stderr.write('LOADED ' + ' '.join(sorted({names})))
+"""
+RUN_AFP = "runpy.run_module('agentbisect', run_name='__main__')"
+
+
+def afp_import_probe(
+    *args: str,
+    among: tuple[str, ...] | None = None,
+    prefix: str = "",
+    entry: str = RUN_AFP,
+    python_flags: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``afp ARGS…`` in a real process (``python -c``, started by ``entry``) that reports
+    which modules it imported: those of ``among`` (all by default) whose names start with
+    ``prefix``; read them with ``loaded_modules``. ``env`` is laid over this process's
+    environment, ``python_flags`` (e.g. ``-S``) go to the interpreter, other keyword arguments
+    (``cwd``, …) to ``subprocess.run``."""
+    pool = "sys.modules" if among is None else f"(m for m in {among!r} if m in sys.modules)"
+    names = f"m for m in {pool} if m.startswith({prefix!r})"
+    probe = _IMPORT_PROBE.format(entry=entry, names=names)
+    return subprocess.run(
+        [sys.executable, *python_flags, "-c", probe, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        **kwargs,
+    )
+
+
+def loaded_modules(proc: subprocess.CompletedProcess[str]) -> set[str]:
+    """The modules an ``afp_import_probe`` process reported (it must have exited 0)."""
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.rsplit("LOADED", 1)[1].split())
+
+
+def afp_loaded(*args: str, **kwargs: Any) -> set[str]:
+    """``loaded_modules(afp_import_probe(*args, **kwargs))``."""
+    return loaded_modules(afp_import_probe(*args, **kwargs))
+
+
+def read_terminal(leader: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it (or 60 s of
+    silence); closes ``leader``."""
     import select
 
-    leader, follower = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS=str(columns))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentbisect", *args],
-        stdout=subprocess.PIPE,
-        stderr=follower,
-        env=env,
-    )
-    os.close(follower)
     chunks = []
     while True:
         ready, _, _ = select.select([leader], [], [], 60)
@@ -85,8 +127,30 @@ def afp_on_a_terminal(*args: str, columns: int = 120) -> tuple[int, bytes]:
             break
         chunks.append(chunk)
     os.close(leader)
-    proc.communicate(timeout=60)
-    return proc.returncode, b"".join(chunks)
+    return b"".join(chunks)
+
+
+def afp_on_a_terminal(
+    *args: str, columns: int = 120, terminal: str = "stderr"
+) -> tuple[int, bytes, bytes]:
+    """Run ``afp ARGS…`` with stderr (or ``terminal="stdout"``) on a pseudo-terminal, so it
+    draws progress (or tables); return the exit code, everything written to that terminal, and
+    the other stream, piped."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS=str(columns))
+    on_stdout = terminal == "stdout"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentbisect", *args],
+        stdout=follower if on_stdout else subprocess.PIPE,
+        stderr=subprocess.PIPE if on_stdout else follower,
+        env=env,
+    )
+    os.close(follower)
+    shown = read_terminal(leader)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, shown, err if on_stdout else out
 
 
 def process_alive(pid: int) -> bool:

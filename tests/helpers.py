@@ -1,8 +1,10 @@
-"""Helpers shared by the foundation tests: fixture ids and key-order-aware JSON comparison."""
+"""Helpers shared by the tests: fixture ids, key-order-aware JSON comparison, common options."""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from tests.conftest import UPSTREAM
@@ -31,3 +33,16 @@ def ordered(value: Any) -> Any:
 
 def ordered_bytes(data: bytes) -> Any:
     return json.loads(data, object_pairs_hook=list)
+
+
+def rerun_until_approved(answer: Path) -> list[str]:
+    """``afp bisect`` options that rerun ``python ANSWER`` and count an output holding
+    ``APPROVED`` as the original behaviour (recorded as ``Refund APPROVED``)."""
+    return [
+        "--rerun",
+        f"{sys.executable} {answer}",
+        "--comparator",
+        "contains:APPROVED",
+        "--original-output",
+        "Refund APPROVED",
+    ]

@@ -9,25 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import afp_loaded
 from tests.helpers import recording
 
 HEAVY = ("numpy", "agentbisect.bisect.localize")
-_PROBE = (
-    "import runpy, sys\n"
-    "sys.argv = ['afp', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('agentbisect', run_name='__main__')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    f"sys.stderr.write('LOADED ' + ' '.join(m for m in {HEAVY!r} if m in sys.modules))\n"
-)
 
 
 def loaded_after(*argv: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=True
-    )
-    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+    return afp_loaded(*argv, among=HEAVY)
 
 
 def test_aggregate_and_events_load_neither_numpy_nor_the_localizer() -> None:

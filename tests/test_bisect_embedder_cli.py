@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agentbisect.bisect import wordllama_embed
-from tests.conftest import MINI, PLANTED, ROOT, cli
+from tests.conftest import MINI, PLANTED, ROOT, afp_import_probe, cli, loaded_modules
 
 PY = shlex.quote(sys.executable)
 PF = str(PLANTED)
@@ -220,21 +220,12 @@ def test_real_process_default_run(tmp_path: Path) -> None:
 
 @needs_wordllama
 def test_a_run_served_from_the_cache_loads_no_model(tmp_path: Path) -> None:
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['afp', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('agentbisect', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "heavy = ('numpy', 'tokenizers')\n"
-        "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
-    )
-    argv = [sys.executable, "-c", probe, "bisect", PF, "--at-step", "call-llm#40", "--json"]
-    first = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    second = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert first.stderr.rsplit("LOADED", 1)[1].split() == ["numpy", "tokenizers"]
-    assert second.stderr.rsplit("LOADED", 1)[1].split() == []  # every vector from the cache
+    argv = ["bisect", PF, "--at-step", "call-llm#40", "--json"]
+    heavy = ("numpy", "tokenizers")
+    first = afp_import_probe(*argv, among=heavy, cwd=ROOT)
+    second = afp_import_probe(*argv, among=heavy, cwd=ROOT)
+    assert loaded_modules(first) == {"numpy", "tokenizers"}
+    assert loaded_modules(second) == set()  # every vector from the cache
     assert json.loads(second.stdout) == json.loads(first.stdout)
 
 

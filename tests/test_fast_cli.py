@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from agentbisect.commands import MODULES, argv, spec_of
 from agentbisect.commands.spec import Opt
+from tests.conftest import afp_loaded
 from tests.helpers import recording
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,16 +240,19 @@ def test_anything_else_is_left_to_typer(line: list[str]) -> None:
 # ----------------------------------------------------------------------- real processes
 
 
+# `python -c FRONT fast|typer ARGS…` runs afp through the fast front end or through typer.
+FRONT = (
+    "import sys\n"
+    "fast = sys.argv[1] == 'fast'\n"
+    "sys.argv = ['afp', *sys.argv[2:]]\n"
+    "from agentbisect.__main__ import main\n"
+    "main(fast=fast)\n"
+)
+
+
 def _afp(fast: bool, *args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    code = (
-        "import sys\n"
-        "fast = sys.argv[1] == 'fast'\n"
-        "sys.argv = ['afp', *sys.argv[2:]]\n"
-        "from agentbisect.__main__ import main\n"
-        "main(fast=fast)\n"
-    )
     proc = subprocess.run(
-        [sys.executable, "-c", code, "fast" if fast else "typer", *args],
+        [sys.executable, "-c", FRONT, "fast" if fast else "typer", *args],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", **(env or {})},
@@ -323,27 +327,11 @@ def test_a_shell_completion_request_goes_to_typer() -> None:
 
 # ----------------------------------------------------------------------- what the fast path loads
 
-_PROBE = (
-    "import runpy, sys\n"
-    "sys.argv = ['afp', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('agentbisect', run_name='__main__')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    "heavy = ('typer', 'click', 'rich', 'numpy', 'pydantic', 'agentbisect.cli')\n"
-    "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
-)
+HEAVY = ("typer", "click", "rich", "numpy", "pydantic", "agentbisect.cli")
 
 
 def _loaded(*args: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"},
-        timeout=120,
-    )
-    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+    return afp_loaded(*args, among=HEAVY, env={"PYTHONPATH": str(ROOT), "COLUMNS": "100"})
 
 
 @pytest.mark.parametrize(
@@ -380,19 +368,12 @@ def test_sigterm_ends_the_fast_path_like_the_typer_path(tmp_path: Path) -> None:
     import signal
     import time
 
-    code = (
-        "import sys\n"
-        "fast = sys.argv[1] == 'fast'\n"
-        "sys.argv = ['afp', *sys.argv[2:]]\n"
-        "from agentbisect.__main__ import main\n"
-        "main(fast=fast)\n"
-    )
     sleeper = f"{sys.executable} -c 'import time; time.sleep(30)'"
     args = ["bisect", REACT, "--at-llm", "-1", "--json", "--rerun", sleeper, "--samples", "2"]
     got = []
     for front in ("fast", "typer"):
         proc = subprocess.Popen(
-            [sys.executable, "-c", code, front, *args],
+            [sys.executable, "-c", FRONT, front, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import pty
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +19,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from agentbisect.render.safetext import clean, escape_json_for_terminal, safe, scrub
 from tests.conftest import MINI, UPSTREAM, afp_on_a_terminal
+from tests.helpers import rerun_until_approved
 
 UP = UPSTREAM
 MINI_A = MINI / "mini-a.json"
@@ -112,30 +110,9 @@ def test_escape_json_for_terminal_keeps_the_value() -> None:
 
 def _on_a_terminal(args: list[str]) -> bytes:
     """Run afp with stdout on a pseudo-terminal; return what the terminal received."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentbisect", *args],
-        stdout=follower,
-        stderr=subprocess.PIPE,
-        env=dict(os.environ, COLUMNS="200"),
-    )
-    os.close(follower)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 1 << 16)
-        except OSError:  # EIO: the other end is closed
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(leader)
-    proc.wait(60)
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
-    return b"".join(chunks)
+    code, shown, err = afp_on_a_terminal(*args, columns=200, terminal="stdout")
+    assert code == 0, err
+    return shown
 
 
 def test_json_on_a_terminal_escapes_c1_and_bidi(tmp_path: Path) -> None:
@@ -200,7 +177,8 @@ def test_the_largest_safe_token_count_is_summed(tmp_path: Path, big: int) -> Non
 
 
 def _stderr_on_a_terminal(args: list[str]) -> tuple[int, bytes]:
-    return afp_on_a_terminal(*args)
+    code, shown, _ = afp_on_a_terminal(*args)
+    return code, shown
 
 
 def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> None:
@@ -222,12 +200,7 @@ def test_progress_line_shows_recorded_names_as_plain_text(tmp_path: Path) -> Non
             str(rec),
             "--at-step",
             "llm#6",
-            "--rerun",
-            f"{sys.executable} {answer}",
-            "--comparator",
-            "contains:APPROVED",
-            "--original-output",
-            "Refund APPROVED",
+            *rerun_until_approved(answer),
             "--json",
         ]
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from agentbisect.bisect.localize import localize
 from agentbisect.bisect.surrogate import SurrogateOptions, run_surrogate
 from agentbisect.run import Run, open_run
 from tests.conftest import FIXTURES, MINI, PLANTED, afp_on_a_terminal
+from tests.helpers import rerun_until_approved
 from tests.surrogate_cases import approved_changed, context_suspects
 
 ORIGINAL = "Refund APPROVED"
@@ -172,7 +172,7 @@ def test_the_bar_shows_an_exact_total_and_the_time_left(monkeypatch: pytest.Monk
 
 
 def _stderr_on_a_terminal(args: list[str]) -> tuple[int, str]:
-    code, shown = afp_on_a_terminal(*args)
+    code, shown, _ = afp_on_a_terminal(*args)
     return code, shown.decode("utf-8", "replace")
 
 
@@ -192,12 +192,7 @@ def test_a_real_rerun_shows_the_exact_total(tmp_path: Path) -> None:
             str(MINI / "mini-a.json"),
             "--at-step",
             "llm#6",
-            "--rerun",
-            f"{sys.executable} {answer}",
-            "--comparator",
-            "contains:APPROVED",
-            "--original-output",
-            "Refund APPROVED",
+            *rerun_until_approved(answer),
             "--max-ablations",
             "2",
             "--samples",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from rich.cells import cell_len
 
 from agentbisect.render.fit import Col, column_widths
 from tests.conftest import FIXTURES, MINI, UPSTREAM, cli
+from tests.helpers import rerun_until_approved
 
 INPUTS = sorted(
     [
@@ -132,12 +132,7 @@ def test_a_causal_table_keeps_verdicts_whole_at_80(tmp_path: Path) -> None:
             "mock",
             "--ranking",
             ranking,
-            "--rerun",
-            f"{sys.executable} {answer}",
-            "--comparator",
-            "contains:APPROVED",
-            "--original-output",
-            "Refund APPROVED",
+            *rerun_until_approved(answer),
         )
         assert not _too_wide(shown, 80)
         assert "confirmed 3/3" in shown and "not-confirmed 0/3" in shown

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from agentbisect.bisect.embed import MockEmbedder
 from agentbisect.cli import app, fastparams
+from tests.conftest import afp_loaded
 from tests.helpers import recording
 
 runner = CliRunner()
@@ -27,29 +28,10 @@ needs_pydantic_typer = pytest.mark.skipif(
     reason="this typer validates options without pydantic: nothing to cut",
 )
 
-_PROBE = (
-    "import runpy, sys\n"
-    "sys.argv = ['afp', *sys.argv[1:]]\n"
-    "try:\n"
-    "    runpy.run_module('agentbisect', run_name='__main__')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    "heavy = ('numpy', 'rich', 'pydantic')\n"
-    "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in heavy if m in sys.modules)))\n"
-)
-
 
 def loaded_after(*argv: str) -> set[str]:
     """Which of numpy/rich/pydantic a real `afp ARGV` process imported."""
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "COLUMNS": "100"},
-    )
-    tail = out.stderr.rsplit("LOADED", 1)[1]
-    return set(tail.split())
+    return afp_loaded(*argv, among=("numpy", "rich", "pydantic"), env={"COLUMNS": "100"})
 
 
 def test_bisect_json_on_an_ordinary_run_loads_no_numpy_rich_or_pydantic() -> None:
@@ -67,22 +49,15 @@ def test_option_values_are_not_validated_through_pydantic() -> None:
     # Typer builds a pydantic validator per option on first use; the plain-value cut skips it.
     # The fast front end never reaches typer on this line, so the typer path is forced here (it
     # still parses what the fast parser leaves to it, e.g. bundled short flags).
-    probe = (
-        "import sys\n"
-        "sys.argv = ['afp', *sys.argv[1:]]\n"
-        "from agentbisect.__main__ import main\n"
-        "try:\n"
-        "    main(fast=False)\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "sys.stderr.write('LOADED ' + ' '.join(m for m in ('typer', 'pydantic') if m in sys.modules))\n"
-    )
     argv = [
         "bisect", recording("react-tools"), "--at-llm", "-1", "--max-depth", "3",
         "--flip-threshold", "0.5", "--fail-on", "any", "--json",
     ]  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True)
-    got = set(out.stderr.rsplit("LOADED", 1)[1].split())
+    got = afp_loaded(
+        *argv,
+        among=("typer", "pydantic"),
+        entry="from agentbisect.__main__ import main; main(fast=False)",
+    )
     assert got == {"typer"}
 
 
@@ -215,21 +190,8 @@ def test_bisect_options_copy_the_surrogate_defaults() -> None:
 def test_a_recording_imports_no_trace_conversion() -> None:
     """Every importer sniffs every input: the trace and transcript importers must do that without
     importing their conversion (span readers, conventions, synthesis: ~15 ms per run)."""
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['afp', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('agentbisect', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "sys.stderr.write('LOADED ' + ' '.join(sorted(m for m in sys.modules "
-        "if m.startswith('agentbisect.importers.'))))\n"
-    )
     args = ["bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json"]
-    out = subprocess.run(
-        [sys.executable, "-c", probe, *args, "--upstream"], capture_output=True, text=True
-    )
-    loaded = set(out.stderr.rsplit("LOADED", 1)[1].split())
+    loaded = afp_loaded(*args, "--upstream", prefix="agentbisect.importers.")
     trace_work = {
         "agentbisect.importers.synthesize",
         "agentbisect.importers.conventions",
@@ -268,20 +230,8 @@ def test_reading_a_recording_imports_no_writer_and_no_rerun_tools() -> None:
     """Every importer sniffs every input, and bisect reads a recording it never writes: the
     recorder, the file writer (gzip), the run overview (HTML only), hashlib (OpenSSL), shlex and
     difflib (--rerun and mistyped names only) stay unloaded on an ordinary run."""
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['afp', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('agentbisect', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)))\n"
-    )
     args = ["bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json"]
-    out = subprocess.run(
-        [sys.executable, "-c", probe, *args, "--upstream"], capture_output=True, text=True
-    )
-    loaded = set(out.stderr.rsplit("LOADED", 1)[1].split())
+    loaded = afp_loaded(*args, "--upstream")
     assert "agentbisect.bisect.api" in loaded  # it did run
     unwanted = {
         "agentbisect.record",
@@ -303,23 +253,7 @@ def _loaded_without_site(*argv: str) -> set[str]:
 
     root = os.path.dirname(os.path.dirname(agentbisect.__file__))
     path = os.pathsep.join([root, *(p for p in sys.path if p)])
-    probe = (
-        "import runpy, sys\n"
-        "sys.argv = ['afp', *sys.argv[1:]]\n"
-        "try:\n"
-        "    runpy.run_module('agentbisect', run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "sys.stderr.write('LOADED ' + ' '.join(sorted(sys.modules)))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-S", "-c", probe, *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": path},
-    )
-    assert out.returncode == 0, out.stderr
-    return set(out.stderr.rsplit("LOADED", 1)[1].split())
+    return afp_loaded(*argv, python_flags=("-S",), env={"PYTHONPATH": path})
 
 
 def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() -> None:
