@@ -4,6 +4,7 @@ True)``, what the trace synthesizer uses) write the very bytes the event dicts w
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,39 @@ def test_every_otel_fixture_converts_to_the_same_bytes(
         return conversion(result, detail).data
 
     assert convert(True) == convert(False)
+
+
+def test_aggregate_renders_after_the_run_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run (and the recording bytes its parts point into) was alive while the JSON was made:
+    # 80 MB more at the peak on a 100,000-span trace. The page reads the run again: kept there.
+    from agentbisect.commands import aggregate, common, output
+    from agentbisect.render.formats import ReportFormat
+
+    runs: list[weakref.ref[Any]] = []
+    alive_at_render: list[bool] = []
+    load_run = common.load_run
+
+    def loading(*args: Any, **kwargs: Any) -> Any:
+        run = load_run(*args, **kwargs)
+        runs.append(weakref.ref(run))
+        return run
+
+    def emitting(name: str, result: Any, out: str | None, force: bool) -> None:
+        alive_at_render.append(runs[-1]() is not None)
+
+    monkeypatch.setattr(common, "load_run", loading)
+    monkeypatch.setattr(output, "emit", emitting)
+    for fmt, as_json in ((None, True), (ReportFormat.table, False), (ReportFormat.html, False)):
+        aggregate.run(
+            file=str(TRACES[0]),
+            show_all=False,
+            drill=None,
+            fmt=fmt,
+            output=None,
+            force=False,
+            as_json=as_json,
+            verbose=False,
+            trace_id=None,
+            logs=None,
+        )
+    assert alive_at_render == [False, False, True]
