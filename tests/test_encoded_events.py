@@ -1,6 +1,6 @@
 """Domain events kept as their JSON while a recording is built (``RunRecording(encode_events=
 True)``, what the trace synthesizer uses) write the very bytes the event dicts would have, and
-``afp aggregate`` lets the run go before it renders."""
+``afp aggregate`` keeps less of the run: not the indexed commit log, nor the run while it renders."""
 
 from __future__ import annotations
 
