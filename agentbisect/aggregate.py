@@ -10,6 +10,7 @@ from msgspec import UNSET
 from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
+from agentbisect.load import decode_commit_log
 from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
@@ -70,12 +71,19 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         strip=run.step_strip(drill),
         flags=run.flags,
         llm_calls=call_rows(run.events)[0],
-        localizable=set(run.commit_log.last_idx),
+        localizable=_localizable(run),
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,
         traces=[msgspec.to_builtins(t) for t in meta.traces] if meta is not None else None,
         overview_of=lambda: run_overview(run),
     )
+
+
+def _localizable(run: Run) -> set[str]:
+    """The step ids with a commit (what ``--at-step`` takes), from a decode of the log that is
+    let go: the indexed log (``run.commit_log``) stayed on the run although aggregate reads
+    nothing else of it (a 100,000-span trace: 601 -> 516 MiB at the end of the aggregate)."""
+    return {b.runtimeStageId for b in decode_commit_log(run.loaded)}
 
 
 def per_call(run: Run) -> list[dict[str, Any]]:

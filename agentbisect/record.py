@@ -102,11 +102,20 @@ class RunRecording:
         clock: Callable[[], int | float] | None = None,
         snapshot: Mapping[str, Any] | None = None,
         encode_commits: bool = False,
+        encode_events: bool = False,
     ) -> None:
         self.structure = structure
         # Importers building long logs keep each bundle as its JSON (msgspec.Raw, written
         # verbatim): a 100,000-span trace's log as dicts was ~75 MB more at the memory peak.
         self.encode_commits = encode_commits
+        # ... and each domain event as its JSON once the recorder has appended it (the recorder
+        # never changes an event it has appended): 200,000 event dicts were ~126 MB there.
+        # Only ``run.entry``/``run.exit`` stay readable (type and ts), for ``complete()`` and
+        # the envelope's start and end.
+        self.encode_events = encode_events
+        self._sealed: list[Any] | None = None  # the recorder's list, encoded up to _sealed_upto
+        self._sealed_upto = 0
+        self._run_marks: list[dict[str, Any]] = []
         self.detail: Mode = detail
         self.keep_embeddings = keep_embeddings
         log: list[Any] = []
@@ -143,33 +152,70 @@ class RunRecording:
         """Record one typed event: into the capped tail and through the boundary recorder."""
         self.tail.append(typed)
         self.recorder.ingest(typed)
+        if self.encode_events:
+            self._seal()
 
     def on_flow(self, name: str, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_flow(name, event or {})
+        if self.encode_events:
+            self._seal()
+
+    def _seal(self) -> None:
+        """Encode the events the recorder appended since the last call."""
+        events: list[Any] = self.recorder.events  # dicts become their JSON in place
+        if events is not self._sealed:  # a new top-level run wiped the stream
+            self._sealed, self._sealed_upto, self._run_marks = events, 0, []
+        for i in range(self._sealed_upto, len(events)):
+            ev = events[i]
+            t = ev.get("type")
+            if t == "run.entry" or t == "run.exit":
+                self._run_marks.append({"type": t, "ts": ev.get("ts")})
+            events[i] = msgspec.Raw(_ENCODER.encode(ev))
+        self._sealed_upto = len(events)
+
+    def _stream_marks(self) -> list[Any]:
+        """What ``complete()`` and the envelope read of the domain events."""
+        return self._run_marks if self.encode_events else self.recorder.events
 
     def on_run_start(self, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_run_start(event)
+        if self.encode_events:
+            self._seal()
 
     def on_run_end(self, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_run_end(event)
+        if self.encode_events:
+            self._seal()
 
     def on_run_failed(self, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_run_failed(event)
+        if self.encode_events:
+            self._seal()
 
     def on_subflow_entry(self, event: Mapping[str, Any]) -> None:
         self.recorder.on_subflow_entry(event)
+        if self.encode_events:
+            self._seal()
 
     def on_subflow_exit(self, event: Mapping[str, Any]) -> None:
         self.recorder.on_subflow_exit(event)
+        if self.encode_events:
+            self._seal()
 
     def on_fork(self, event: Mapping[str, Any]) -> None:
         self.recorder.on_fork(event)
+        if self.encode_events:
+            self._seal()
 
     def on_decision(self, event: Mapping[str, Any]) -> None:
         self.recorder.on_decision(event)
+        if self.encode_events:
+            self._seal()
 
     def on_loop(self, event: Mapping[str, Any]) -> None:
         self.recorder.on_loop(event)
+        if self.encode_events:
+            self._seal()
 
     # -------------------------------------------------------------- honesty counters
 
@@ -218,7 +264,7 @@ class RunRecording:
 
     def complete(self) -> bool:
         """afp's statement: the last run reached ``run.exit`` and no range is open."""
-        return stream_complete(self.recorder.events) and not self.recorder.has_open_ranges()
+        return stream_complete(self._stream_marks()) and not self.recorder.has_open_ranges()
 
     def to_envelope(
         self,
@@ -233,7 +279,7 @@ class RunRecording:
         recording = self.frozen if self.frozen is not None else self.to_recording()
         return build_envelope(
             recording,
-            domain_events=self.recorder.events,
+            domain_events=self._stream_marks(),
             dropped_events=self.dropped_events,
             first_retained_event_index=self.first_retained_event_index,
             run_id=run_id,

@@ -46,9 +46,13 @@ def _chosen(truth: dict[str, Any]) -> dict[str, Any]:
     return next(t for t in truth["traces"] if t["trace_id"] == want)
 
 
+def _domain_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
+    # the synthesizer keeps each domain event as its JSON (msgspec.Raw)
+    return [msgspec.json.decode(e) for e in rec["snapshot"]["recorders"][0]["data"]]
+
+
 def _llm_end_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    row = rec["snapshot"]["recorders"][0]
-    return [e for e in row["data"] if e["type"] == "llm.end"]
+    return [e for e in _domain_events(rec) if e["type"] == "llm.end"]
 
 
 @pytest.mark.parametrize(("truth_path", "name"), CASES, ids=[n for _, n in CASES])
@@ -100,7 +104,7 @@ def test_boundary_tree_follows_the_span_tree(truth_path: Path) -> None:
     truth = _truth(truth_path)
     t = _chosen(truth)
     result = _import(truth, truth["files"][0])
-    events = result.recording["snapshot"]["recorders"][0]["data"]
+    events = _domain_events(result.recording)
     # agents below the root are subflows; everything sits inside the root run
     assert events[0]["type"] == "run.entry" and events[-1]["type"] == "run.exit"
     root = t["span_tree"][0]

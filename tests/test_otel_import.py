@@ -33,7 +33,8 @@ from tests.otel_build import (
 
 
 def _events(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    return rec["snapshot"]["recorders"][0]["data"]
+    # the synthesizer keeps each domain event as its JSON (msgspec.Raw)
+    return [msgspec.json.decode(e) for e in rec["snapshot"]["recorders"][0]["data"]]
 
 
 def _write(tmp_path: Path, rec: dict[str, Any]) -> str:

@@ -26,9 +26,10 @@ def lean_event(event: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if k not in _CONTENT}
 
 
-def lean_events(events: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The lean projection of a whole stream, in the same order."""
-    return [lean_event(e) for e in events]
+def lean_events(events: Iterable[Mapping[str, Any] | Raw]) -> list[Any]:
+    """The lean projection of a whole stream, in the same order (an event kept as its JSON,
+    ``msgspec.Raw``, stays JSON)."""
+    return [Raw(lean_raw(e)) if isinstance(e, Raw) else lean_event(e) for e in events]
 
 
 def lean_raw(item: bytes | Raw) -> bytes:

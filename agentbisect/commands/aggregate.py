@@ -51,4 +51,11 @@ def run(
     name = pick_json_format(fmt, as_json)
     check_output(output, force, [file])
     run = load_run(file, verbose, import_options(trace_id, logs))
-    emit(name, aggregate_run(run, show_all=show_all, drill=drill), output, force)
+    result = aggregate_run(run, show_all=show_all, drill=drill)
+    if name != "html":
+        # Only the page reads the run again. Letting the run go (and with it the recording bytes
+        # its parts point into) before rendering took a 100,000-span trace's peak from 677 MB
+        # (run + result + JSON text) to 597 MB (the end of the aggregate).
+        result.overview_of = None
+    del run
+    emit(name, result, output, force)

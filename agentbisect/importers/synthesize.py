@@ -127,6 +127,7 @@ class _Builder:
             detail=detail,
             max_events=max_events,
             encode_commits=True,  # the log of a long trace: bytes, not dicts
+            encode_events=True,  # and so are its domain events
         )
         self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
