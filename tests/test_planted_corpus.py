@@ -16,10 +16,8 @@ sys.path.insert(0, str(PLANTED))
 
 import generate  # noqa: E402
 from heldout import HELDOUT  # noqa: E402
-from heldout2 import HELDOUT2  # noqa: E402
-from heldout3 import HELDOUT3  # noqa: E402
-from heldout4 import HELDOUT4  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
+from splits import SPLITS  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
 from agentbisect.load import load  # noqa: E402
@@ -46,7 +44,7 @@ def test_corpus_is_large_and_varied() -> None:
 
 @pytest.mark.parametrize(
     ("split", "scenarios"),
-    [("heldout", HELDOUT), ("heldout2", HELDOUT2), ("heldout3", HELDOUT3), ("heldout4", HELDOUT4)],
+    [(split, scs) for split, scs in SPLITS.items() if split != "main"],
 )
 def test_held_out_sets_are_labelled_and_spread(
     split: str, scenarios: list[generate.Scenario]

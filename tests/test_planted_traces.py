@@ -19,25 +19,15 @@ PLANTED = ROOT / "benchmarks" / "planted"
 sys.path.insert(0, str(PLANTED))
 
 import traces  # noqa: E402
-from heldout import HELDOUT  # noqa: E402
-from heldout2 import HELDOUT2  # noqa: E402
-from heldout3 import HELDOUT3  # noqa: E402
-from heldout4 import HELDOUT4  # noqa: E402
-from scenarios import SCENARIOS  # noqa: E402
+from splits import EVERY as CASES  # noqa: E402
 
 from agentbisect.bisect.localize import localize  # noqa: E402
 from agentbisect.bisect.report import Suspect  # noqa: E402
 from agentbisect.load import load  # noqa: E402
 from agentbisect.run import Run  # noqa: E402
 
-EVERY = SCENARIOS + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
-SPLIT = {
-    **{sc.id: "main" for sc in SCENARIOS},
-    **{sc.id: "heldout" for sc in HELDOUT},
-    **{sc.id: "heldout2" for sc in HELDOUT2},
-    **{sc.id: "heldout3" for sc in HELDOUT3},
-    **{sc.id: "heldout4" for sc in HELDOUT4},
-}
+EVERY = [sc for sc, _ in CASES]
+SPLIT = {sc.id: split for sc, split in CASES}
 
 
 def _truth(sc_id: str) -> dict[str, Any]:

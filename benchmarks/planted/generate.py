@@ -30,11 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(HERE))
 
-from heldout import HELDOUT  # noqa: E402
-from heldout2 import HELDOUT2  # noqa: E402
-from heldout3 import HELDOUT3  # noqa: E402
-from heldout4 import HELDOUT4  # noqa: E402
-from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
+from scenarios import Scenario, Source  # noqa: E402
+from splits import EVERY  # noqa: E402
 
 from agentbisect.record import record_run  # noqa: E402
 
@@ -286,13 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed cases")
     args = ap.parse_args(argv)
-    every = (
-        [(sc, "main") for sc in SCENARIOS]
-        + [(sc, "heldout") for sc in HELDOUT]
-        + [(sc, "heldout2") for sc in HELDOUT2]
-        + [(sc, "heldout3") for sc in HELDOUT3]
-        + [(sc, "heldout4") for sc in HELDOUT4]
-    )
+    every = EVERY
     ids = [sc.id for sc, _ in every]
     assert len(ids) == len(set(ids)), "scenario ids must be unique"
     CASES.mkdir(exist_ok=True)

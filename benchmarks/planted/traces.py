@@ -49,12 +49,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import BASE_PROMPT  # noqa: E402
-from heldout import HELDOUT  # noqa: E402
-from heldout2 import HELDOUT2  # noqa: E402
-from heldout3 import HELDOUT3  # noqa: E402
-from heldout4 import HELDOUT4  # noqa: E402
-from scenarios import SCENARIOS, Scenario, Source  # noqa: E402
+from generate import BASE_PROMPT, _planted_as  # noqa: E402
+from scenarios import Scenario, Source  # noqa: E402
+from splits import EVERY  # noqa: E402
 
 OUT = HERE / "traces"
 FORMATS = ("genai", "openinference", "transcript")
@@ -498,23 +495,11 @@ def build(sc: Scenario, split: str) -> dict[str, str]:
     return files
 
 
-def _planted_as(src: Source) -> str:
-    from generate import _planted_as as planted_as
-
-    return planted_as(src)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed files")
     args = ap.parse_args(argv)
-    every = (
-        [(sc, "main") for sc in SCENARIOS]
-        + [(sc, "heldout") for sc in HELDOUT]
-        + [(sc, "heldout2") for sc in HELDOUT2]
-        + [(sc, "heldout3") for sc in HELDOUT3]
-        + [(sc, "heldout4") for sc in HELDOUT4]
-    )
+    every = EVERY
     OUT.mkdir(exist_ok=True)
     differ = 0
     for sc, split in every:
