@@ -47,8 +47,13 @@ def resolve_group(run: Run, name: str) -> str:
     )
 
 
-def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> AggregateResult:
-    """Rollups and index of ``run``; ``drill`` opens the step strip inside that group."""
+def aggregate(
+    run: Run, *, show_all: bool = False, drill: str | None = None, overview: bool = True
+) -> AggregateResult:
+    """Rollups and index of ``run``; ``drill`` opens the step strip inside that group.
+
+    ``overview=False`` leaves out the run overview only the HTML report draws: the result then
+    holds no reference to ``run`` (and the recording bytes its parts point into)."""
     if drill is not None:
         drill = resolve_group(run, drill)
     internal = {
@@ -75,7 +80,7 @@ def aggregate(run: Run, *, show_all: bool = False, drill: str | None = None) -> 
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,
         traces=[msgspec.to_builtins(t) for t in meta.traces] if meta is not None else None,
-        overview_of=lambda: run_overview(run),
+        overview_of=(lambda: run_overview(run)) if overview else None,
     )
 
 

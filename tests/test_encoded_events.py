@@ -131,3 +131,29 @@ def test_aggregate_names_the_localizable_steps_without_keeping_the_log(path: str
     assert "commit_log" not in vars(run)  # not built (cached_property keeps it in __dict__)
     assert result.localizable == set(run.commit_log.last_idx)
     assert result.localizable or path.endswith(("legacy.recording.json",))
+
+
+@pytest.mark.parametrize("overview", [False, True])
+def test_results_hold_the_run_only_for_the_page(overview: bool) -> None:
+    # Both commands ask for the overview only for the HTML page; otherwise the result must not
+    # keep the run (and the recording bytes behind it) alive while it is rendered.
+    import gc
+
+    from agentbisect.aggregate import aggregate
+    from agentbisect.bisect.api import BisectOptions, bisect_run
+    from agentbisect.run import open_run
+
+    path = recording("planted-fact")
+    for analyse in (
+        lambda run: aggregate(run, overview=overview),
+        lambda run: bisect_run(
+            run, BisectOptions(at_step="call-llm#40", upstream=True), overview=overview
+        ),
+    ):
+        run = open_run(path)
+        ref = weakref.ref(run)
+        result = analyse(run)
+        del run
+        gc.collect()
+        assert (ref() is not None) is overview
+        assert (result.overview is not None) is overview

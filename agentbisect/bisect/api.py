@@ -239,8 +239,12 @@ def bisect_run(
     *,
     on_call: Callable[[str, int], None] | None = None,
     on_plan: Callable[[int, bool, str], None] | None = None,
+    overview: bool = True,
 ) -> BisectResult:
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step.
+
+    ``overview=False`` leaves out the run overview only the HTML report draws: the result then
+    holds no reference to ``run`` (and the recording bytes its parts point into).
 
     ``on_call(probe, seed)`` hears each rerun; ``on_plan(reruns, exact, phase)`` hears, before
     each phase of reruns starts, how many it will make: exactly for the restoration and
@@ -363,13 +367,18 @@ def bisect_run(
             runner.kill_all()
     step = report.step
 
-    def overview() -> RunOverview:
+    def overview_of() -> RunOverview:
         # Only the HTML report draws the run: the others do not import the overview's modules.
         from agentbisect.overview import run_overview
 
         return run_overview(run, step)
 
-    return bisect_result(report, upstream=opts.upstream, warnings=warnings, overview_of=overview)
+    return bisect_result(
+        report,
+        upstream=opts.upstream,
+        warnings=warnings,
+        overview_of=overview_of if overview else None,
+    )
 
 
 def _tier_plan(

@@ -196,7 +196,8 @@ def run(
     # The bar's totals come from bisect_run's plan, exact before each phase's first rerun.
     with rerun_progress(enabled=rerun is not None) as bar:
         on_call, on_plan = (bar.call, bar.plan) if bar is not None else (None, None)
-        result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan)
+        result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan, overview=name == "html")
+    del run  # only the HTML page reads the run again (see commands/aggregate.py)
     emit(name, result, output, force)
     if fail_on:
         raised = [f.flag for f in result.report.honestyFlags]
