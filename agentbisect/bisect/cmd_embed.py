@@ -11,15 +11,13 @@ The command's process group is killed when it times out or afp stops, so nothing
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import shlex
-import signal
 import subprocess
 from typing import TYPE_CHECKING
 
+from agentbisect.bisect.child import exit_reason, kill_group, start_in_group, stderr_tail
 from agentbisect.errors import ExternalCommandFailed, UsageError
 
 if TYPE_CHECKING:
@@ -28,13 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["CommandEmbedder"]
 
 DEFAULT_TIMEOUT = 120.0
-
-
-def _tail(data: bytes, lines: int = 15, chars: int = 1500) -> str:
-    text = data.decode("utf-8", "replace").rstrip()
-    if not text:
-        return "(stderr was empty)"
-    return "\n".join(text.splitlines()[-lines:])[-chars:]
 
 
 class CommandEmbedder:
@@ -62,7 +53,7 @@ class CommandEmbedder:
 
     def _fail(self, why: str, stderr: bytes = b"") -> ExternalCommandFailed:
         return ExternalCommandFailed(
-            f"embedder command {self.command!r} failed: {why}\nstderr tail:\n{_tail(stderr)}"
+            f"embedder command {self.command!r} failed: {why}\nstderr tail:\n{stderr_tail(stderr)}"
         )
 
     def embed(self, text: str) -> np.ndarray:
@@ -75,36 +66,23 @@ class CommandEmbedder:
 
         data = json.dumps(texts, ensure_ascii=True).encode("ascii")
         try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            proc = start_in_group(self.argv)
         except OSError as exc:
             raise self._fail(f"cannot start it ({exc.strerror or exc})") from None
         try:
             try:
                 out, err = proc.communicate(data, timeout=self.timeout)
             except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+                kill_group(proc)
                 _, err = proc.communicate()
                 raise self._fail(f"timed out after {self.timeout:g} s", err) from None
         finally:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc)
             if proc.poll() is None:
                 proc.wait()
         self.calls += 1
         if proc.returncode != 0:
-            how = (
-                f"killed by signal {-proc.returncode}"
-                if proc.returncode < 0
-                else f"exited with status {proc.returncode}"
-            )
-            raise self._fail(how, err)
+            raise self._fail(exit_reason(proc.returncode), err)
         try:
             obj = json.loads(out)
         except (json.JSONDecodeError, UnicodeDecodeError):

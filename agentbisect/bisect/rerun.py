@@ -9,10 +9,7 @@ group still alive is killed, so no rerun outlives ``afp``.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import subprocess
 import threading
 from collections.abc import Callable
@@ -20,6 +17,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from agentbisect.bisect.causal import RunResult
+from agentbisect.bisect.child import exit_reason, kill_group, start_in_group, stderr_tail
 from agentbisect.bisect.rerun_io import MAX_RERUN_OUTPUT_ENV, exchange, stdout_cap
 from agentbisect.errors import ExternalCommandFailed
 from agentbisect.inputbytes import describe_size
@@ -27,18 +25,6 @@ from agentbisect.js import js_stringify
 from agentbisect.signals import deferred
 
 __all__ = ["CommandRunner", "parse_answer"]
-
-_TAIL_LINES = 15
-_TAIL_CHARS = 1500
-
-
-def _tail(data: bytes) -> str:
-    text = data.decode("utf-8", "replace").rstrip()
-    if not text:
-        return "(stderr was empty)"
-    lines = text.splitlines()[-_TAIL_LINES:]
-    out = "\n".join(lines)
-    return out[-_TAIL_CHARS:]
 
 
 def parse_answer(stdout: bytes) -> RunResult:
@@ -106,23 +92,19 @@ class CommandRunner:
 
     # -- process handling
 
-    def _kill_group(self, proc: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
     def kill_all(self) -> None:
         """Kill every live rerun's process group; reruns started after this die at once."""
         with self._lock:
             self._stopped = True
             procs = list(self._live.values())
         for p in procs:
-            self._kill_group(p)
+            kill_group(p)
 
     def _fail(self, probe: str, seed: int, why: str, stderr: bytes = b"") -> ExternalCommandFailed:
         cmd = " ".join(self.argv)
         return ExternalCommandFailed(
             f"rerun command {cmd!r} failed for probe {probe!r}, seed {seed}: {why}\n"
-            f"stderr tail:\n{_tail(stderr)}"
+            f"stderr tail:\n{stderr_tail(stderr)}"
         )
 
     def run_one(self, payload: dict[str, Any], seed: int, probe: str) -> RunResult:
@@ -133,30 +115,24 @@ class CommandRunner:
         # kill-all cannot see, and a kill-all that already ran (abort) must reach it too.
         with deferred():
             try:
-                proc = subprocess.Popen(
-                    self.argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    start_new_session=True,  # its own process group: killpg reaches every child
-                )
-            except (FileNotFoundError, PermissionError, OSError) as exc:
+                proc = start_in_group(self.argv)
+            except OSError as exc:
                 raise self._fail(probe, seed, f"cannot start it ({exc.strerror or exc})") from None
             with self._lock:
                 self._live[proc.pid] = proc
                 stopped = self._stopped
         if stopped:
-            self._kill_group(proc)
+            kill_group(proc)
         try:
             try:
                 got = exchange(proc, data, timeout=self.timeout, cap=self.stdout_cap)
             except subprocess.TimeoutExpired as exc:
-                self._kill_group(proc)
+                kill_group(proc)
                 why = f"timed out after {self.timeout:g} s (process group killed)"
                 raise self._fail(probe, seed, why, exc.stderr or b"") from None
             finally:
                 # Anything the command left running in its group goes too: no orphans.
-                self._kill_group(proc)
+                kill_group(proc)
             out, err = got.stdout, got.stderr_tail
             if got.overflowed:
                 raise self._fail(
@@ -167,12 +143,7 @@ class CommandRunner:
                     err,
                 )
             if proc.returncode != 0:
-                how = (
-                    f"killed by signal {-proc.returncode}"
-                    if proc.returncode < 0
-                    else f"exited with status {proc.returncode}"
-                )
-                raise self._fail(probe, seed, how, err)
+                raise self._fail(probe, seed, exit_reason(proc.returncode), err)
             try:
                 result = parse_answer(out)
             except ValueError as exc:
@@ -181,7 +152,7 @@ class CommandRunner:
             with self._lock:
                 self._live.pop(proc.pid, None)
             if proc.poll() is None:
-                self._kill_group(proc)
+                kill_group(proc)
                 proc.wait()
             for pipe in (proc.stdin, proc.stdout, proc.stderr):
                 if pipe is not None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 from msgspec import Struct, field
 
 from agentbisect.honesty import HonestyFlag
+
+if TYPE_CHECKING:
+    from agentbisect.record import RunRecording
 
 Detail = Literal["full", "lean"]
 DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap
@@ -62,6 +65,34 @@ class Conversion(msgspec.Struct, kw_only=True):
     dropped_total: int | None  # None: unknown (a bare recording cannot say)
     first_retained: int | None
     notes: list[HonestyFlag] = []
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def recorded(
+    rec: RunRecording,
+    doc: Any,
+    *,
+    shape_in: str,
+    envelope: bool,
+    detail: str,
+    notes: list[HonestyFlag],
+) -> Conversion:
+    """The ``Conversion`` of a run replayed through the recorder (a capture, a synthesized trace
+    or transcript): ``doc`` is its recording, or the envelope when drops are carried."""
+    return Conversion(
+        data=_ENCODER.encode(doc),
+        shape_in=shape_in,
+        shape_out="envelope" if envelope else "recording",
+        detail=detail,
+        typed_in=rec.event_count,
+        typed_out=len(rec.tail),
+        dropped_now=rec.dropped_events,
+        dropped_total=rec.dropped_events,
+        first_retained=rec.first_retained_event_index,
+        notes=notes,
+    )
 
 
 class Importer(Protocol):

@@ -18,12 +18,11 @@ from msgspec import UNSET
 from agentbisect.errors import InputError
 from agentbisect.honesty import HonestyFlag, flag
 from agentbisect.importers import toplevel
-from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, recorded
 
 NAME = "capture"
 LABEL = "capture (JSON Lines)"
 
-_ENCODER = msgspec.json.Encoder()
 _CAPTURE_KINDS = ("afp", "flow", "typed", "commit", "snapshot")
 _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
@@ -198,15 +197,6 @@ def convert(
         doc: Any = rec.to_envelope(run_id=run_id)
     else:
         doc = rec.to_recording()
-    return Conversion(
-        data=_ENCODER.encode(doc),
-        shape_in="capture (JSON Lines)",
-        shape_out="envelope" if use_env else "recording",
-        detail=detail,
-        typed_in=rec.event_count,
-        typed_out=len(rec.tail),
-        dropped_now=rec.dropped_events,
-        dropped_total=rec.dropped_events,
-        first_retained=rec.first_retained_event_index,
-        notes=notes,
+    return recorded(
+        rec, doc, shape_in="capture (JSON Lines)", envelope=use_env, detail=detail, notes=notes
     )

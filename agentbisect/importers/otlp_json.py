@@ -235,6 +235,16 @@ class BadValue(Exception):
     """An attribute value that is not a well-formed OTLP ``AnyValue``."""
 
 
+def _values(kind: str, inner: object) -> list[Any]:
+    """The ``values`` list of an ``arrayValue`` or ``kvlistValue`` wrapper, checked alike."""
+    if not isinstance(inner, dict):
+        raise BadValue(f"{kind} must be an object with values")
+    items = inner.get("values", [])
+    if not isinstance(items, list):
+        raise BadValue(f"{kind}.values must be an array")
+    return items
+
+
 def any_value(value: Any) -> Any:
     """Convert one OTLP/JSON ``AnyValue`` to a plain value; raise ``BadValue`` if ill-formed."""
     if value is None:
@@ -274,18 +284,9 @@ def any_value(value: Any) -> Any:
             return float(inner.replace("Infinity", "inf"))
         raise BadValue("doubleValue must be a number")
     if kind == "arrayValue":
-        if not isinstance(inner, dict):
-            raise BadValue("arrayValue must be an object with values")
-        items = inner.get("values", [])
-        if not isinstance(items, list):
-            raise BadValue("arrayValue.values must be an array")
-        return [any_value(v) for v in items]
+        return [any_value(v) for v in _values(kind, inner)]
     if kind == "kvlistValue":
-        if not isinstance(inner, dict):
-            raise BadValue("kvlistValue must be an object with values")
-        items = inner.get("values", [])
-        if not isinstance(items, list):
-            raise BadValue("kvlistValue.values must be an array")
+        items = _values(kind, inner)
         out: dict[str, Any] = {}
         for kv in items:
             if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):

@@ -261,12 +261,7 @@ class _Builder:
         op = node.reading.op
         failed = span.status == "ERROR"
         if is_root:
-            if role == "llm" and isinstance(op, LLMCall):
-                self._llm_end(node, op)
-            elif role == "tool" and isinstance(op, ToolCall):
-                self._tool_end(node, op)
-            elif role == "retrieval" and isinstance(op, Retrieval):
-                self._retrieval(node, op)
+            self._close_call(node, role, op)
             self._flush_retrievals([])
             if failed:
                 self.rec.on_run_failed(
@@ -290,7 +285,12 @@ class _Builder:
                 event["outputState"] = op.output
             self.rec.on_subflow_exit(event)
             self.path.pop()
-        elif role == "llm" and isinstance(op, LLMCall):
+        else:
+            self._close_call(node, role, op)
+
+    def _close_call(self, node: Node, role: str, op: object) -> None:
+        """Close an LLM call, a tool call or a retrieval (root or not: the same events)."""
+        if role == "llm" and isinstance(op, LLMCall):
             self._llm_end(node, op)
         elif role == "tool" and isinstance(op, ToolCall):
             self._tool_end(node, op)
