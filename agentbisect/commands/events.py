@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentbisect.commands.spec import (
     FORCE,
+    JSON,
     LOGS,
     OUTPUT,
     TRACE_ID,
@@ -26,7 +27,7 @@ SPEC = CommandSpec(
     Opt("limit", "--limit", kind=int, min=0, metavar="N"),
     Opt("steps", "--steps", kind=bool),
     format_opt(EventsFormat),
-    Opt("as_json", "--json", kind=bool),
+    JSON,
     Opt("table", "--table", kind=bool),
     OUTPUT,
     FORCE,

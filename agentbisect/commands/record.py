@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from agentbisect.commands.spec import (
+    FORCE,
     JSON,
     LOGS,
     TRACE_ID,
@@ -34,7 +35,7 @@ SPEC = CommandSpec(
     Opt("keep_embeddings", "--keep-embeddings", kind=bool),
     Opt("max_events", "--max-events", kind=int, default=DEFAULT_MAX_EVENTS, min=1, metavar="N"),
     Opt("gzip", "--gzip", kind=bool),
-    Opt("force", "--force", kind=bool),
+    FORCE,
     format_opt(SummaryFormat),
     JSON,
     VERBOSE,
