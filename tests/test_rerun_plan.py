@@ -205,3 +205,25 @@ def test_a_real_rerun_shows_the_exact_total(tmp_path: Path) -> None:
     assert made == 2 * (1 + 2)
     totals = set(re.findall(r"\d+/(≤?\d+) reruns", shown))
     assert totals == {str(made)}, shown  # exact from the first draw: never ≤, never another
+
+
+def test_a_long_probe_is_cut_before_the_seed_and_count_at_80_columns() -> None:
+    # A 57-character probe once cut the seed and the count ("see… 5/≤12 reru…") and pushed the
+    # spinner and the bar off an 80-column line; the probe gives way first now.
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from agentbisect.render.progress import RerunBar, progress_columns
+
+    screen = io.StringIO()
+    con = Console(file=screen, width=80, force_terminal=False, color_system=None)
+    p = Progress(*progress_columns(), console=con, auto_refresh=False)
+    bar = RerunBar(p, p.add_task("reruns", total=None, bound=""))
+    bar.plan(12, False, "culprit search")
+    for _ in range(5):
+        bar.call("execute_tool:get_refund_policy#5+retrieval:northwind-kb#1", 2)
+    con.print(p.make_tasks_table(p.tasks))
+    (line,) = screen.getvalue().splitlines()
+    assert len(line.rstrip()) <= 80
+    assert "culprit search: probe execute_tool" in line and "…" in line
+    assert " seed 2 " in line and "5/≤12 reruns" in line and "━" in line

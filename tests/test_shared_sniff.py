@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentbisect.importers import capture, toplevel, transcript
+from agentbisect.importers.trace_sniff import SNIFF_BYTES
 from agentbisect.load import load_bytes
 from tests.helpers import recording
 
@@ -48,7 +49,7 @@ def _old_role_item(raw: bytes | msgspec.Raw) -> bool:
 
 
 def old_transcript_sniff(data: bytes) -> bool:
-    head = data.lstrip()[:4096]
+    head = data.lstrip()[:SNIFF_BYTES]
     if head[:1] not in (b"[", b"{") or b'"role"' not in head:
         return False
     try:

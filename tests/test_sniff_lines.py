@@ -72,8 +72,10 @@ def test_trace_keys_are_recognised_with_any_spacing_and_at_the_window_edge() -> 
     assert trace_sniff.otlp(b'{\n  "resourceLogs": []}')
     assert trace_sniff.console(b'[{"name": "x", "context" : {"trace_id": "1", "span_id": "2"}}]')
     assert trace_sniff.console(b'{"spans": [{"context": {}, "name": "x"}]}')
-    # the 4,096-byte window may end between a key and its colon
+    # the sniffed window (SNIFF_BYTES) may end between a key and its colon
     head = b'{"resourceSpans"'
-    assert trace_sniff.otlp(b"{" + b" " * (4096 - len(head)) + head[1:] + b": []}")
+    assert trace_sniff.otlp(
+        b"{" + b" " * (trace_sniff.SNIFF_BYTES - len(head)) + head[1:] + b": []}"
+    )
     assert not trace_sniff.otlp(b'{"note": "resourceSpans", "x": 1}')
     assert not trace_sniff.console(b'{"a": "context", "b": "span_id"}')

@@ -24,7 +24,7 @@ RELEASES_INPUT = True  # the file's bytes are let go once its spans are read
 
 def sniff(data: bytes) -> bool:
     # the readers are imported only for a trace: every other input is sniffed here too
-    return trace_sniff.any_trace(data[:4096])
+    return trace_sniff.any_trace(data[: trace_sniff.SNIFF_BYTES])
 
 
 def convert(

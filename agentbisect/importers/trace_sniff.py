@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+SNIFF_BYTES = 4096  # how much of an input's start every importer's sniff looks at
+
 _KEYS: dict[bytes, re.Pattern[bytes]] = {}
 
 
@@ -27,7 +29,7 @@ def _has_key(start: bytes, name: bytes) -> bool:
 
 def otlp(head: bytes) -> bool:
     """OTLP/JSON starts with an object whose first keys include resourceSpans/resourceLogs."""
-    start = head.lstrip()[:4096]
+    start = head.lstrip()[:SNIFF_BYTES]
     return start[:1] == b"{" and (
         _has_key(start, b"resourceSpans") or _has_key(start, b"resourceLogs")
     )
@@ -35,7 +37,7 @@ def otlp(head: bytes) -> bool:
 
 def console(head: bytes) -> bool:
     """A span object (``context`` and ``name``), an array of them, or ``{"spans": [...]}``."""
-    start = head.lstrip()[:4096]
+    start = head.lstrip()[:SNIFF_BYTES]
     if start[:1] not in (b"{", b"[") or not _has_key(start, b"context"):
         return False
     return (

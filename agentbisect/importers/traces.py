@@ -23,7 +23,7 @@ sniff = trace_sniff.any_trace
 
 
 def read_batch(name: str, data: bytes) -> SpanBatch:
-    if otlp_json.sniff(data[:4096]):
+    if otlp_json.sniff(data[: trace_sniff.SNIFF_BYTES]):
         return otlp_json.read(name, data)
     return otel_console.read(name, data)
 
@@ -94,7 +94,11 @@ def _import_trace(
         batch = read_batch(name, data)
     del data
     for logs_name, logs_data in logs or []:
-        extra = otlp_json.read(logs_name, logs_data) if otlp_json.sniff(logs_data[:4096]) else None
+        extra = (
+            otlp_json.read(logs_name, logs_data)
+            if otlp_json.sniff(logs_data[: trace_sniff.SNIFF_BYTES])
+            else None
+        )
         if extra is None:
             raise InputError(logs_name, 'expected OTLP/JSON log records ({"resourceLogs": [...]})')
         batch.spans.extend(extra.spans)

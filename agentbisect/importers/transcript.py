@@ -14,6 +14,7 @@ from msgspec import UNSET
 
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
+from agentbisect.importers.trace_sniff import SNIFF_BYTES
 
 NAME = "transcript"
 LABEL = "chat transcript"
@@ -44,7 +45,7 @@ def sniff(data: bytes) -> bool:
     nested recording is not a transcript, and must not crash the sniff)."""
     # Offsets into data rather than data.lstrip() and a split: those copied whole recordings.
     at = _LEADING_WS.match(data).end()  # type: ignore[union-attr]  # always matches
-    head = data[at : at + 4096]
+    head = data[at : at + SNIFF_BYTES]
     if head[:1] not in (b"[", b"{") or b'"role"' not in head:
         return False
     try:

@@ -13,6 +13,9 @@ from agentbisect.render.safetext import shorten
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn, TaskID
 
+MIN_BAR = 10  # what the bar keeps at least (rich narrows it, down to nothing, before the text)
+TIME_WIDTH = len("≤0:00:00")  # the time-left column at its widest (a bounded phase)
+
 
 def progress_columns() -> list[ProgressColumn]:
     """Spinner, phase and probe, bar, ``done/total reruns`` (``done/≤total`` for a bound) and
@@ -64,10 +67,11 @@ class RerunBar:
         self._lock = threading.Lock()  # parallel reruns (--jobs) report from several threads
         self._done = 0
         self._phase = "reruns"
+        self._total = 0
 
     def plan(self, reruns: int, exact: bool, phase: str) -> None:
         with self._lock:
-            self._done, self._phase = 0, phase
+            self._done, self._phase, self._total = 0, phase, reruns
             self._progress.reset(
                 self._task,
                 total=reruns,
@@ -82,8 +86,19 @@ class RerunBar:
             self._progress.update(
                 self._task,
                 completed=self._done,
-                description=f"{self._phase}: probe {shorten(probe, 40)} seed {seed}",
+                description=self._describe(probe, seed),
             )
+
+    def _describe(self, probe: str, seed: int) -> str:
+        """``phase: probe P seed S``, the probe cut to what the line has left once the spinner,
+        a short bar, the count and the time have theirs: a 40-character probe at 80 columns cut
+        the seed and the count instead ("see… 5/≤12 reru…") and squeezed out spinner and bar."""
+        head, tail = f"{self._phase}: probe ", f" seed {seed}"
+        count = len(f"{self._total}/≤{self._total} reruns")
+        # one column of padding after each of the spinner, description, bar and count
+        fixed = 1 + 1 + len(head) + len(tail) + 1 + MIN_BAR + 1 + count + 1 + TIME_WIDTH
+        room = self._progress.console.width - fixed
+        return f"{head}{shorten(probe, max(8, min(40, room)))}{tail}"
 
 
 @contextlib.contextmanager
