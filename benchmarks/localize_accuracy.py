@@ -14,8 +14,9 @@ trace importers: the planted source must come out as the suspect kind the import
 prescribes (tool result → ``tool``, document → ``injection``, system-prompt line → ``injection``,
 earlier LLM output → ``stage``) — a planted source found under another kind counts as a miss —
 and each format is compared, scenario by scenario, with the recording-API corpus under the
-default ranking. ``heldout3`` and ``heldout4`` (``planted/heldout3.py``, ``heldout4.py``) are
-reported with the recording-API splits.
+default ranking. ``heldout3``, ``heldout4`` and ``heldout5`` (``planted/heldout3.py`` …
+``heldout5.py``; ``heldout5`` written blind, without running this benchmark) are reported with
+the recording-API splits, each as its own columns.
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
                                            [--no-traces]

@@ -9,6 +9,7 @@ from heldout import HELDOUT
 from heldout2 import HELDOUT2
 from heldout3 import HELDOUT3
 from heldout4 import HELDOUT4
+from heldout5 import HELDOUT5
 from scenarios import SCENARIOS, Scenario
 
 SPLITS: dict[str, list[Scenario]] = {
@@ -17,6 +18,7 @@ SPLITS: dict[str, list[Scenario]] = {
     "heldout2": list(HELDOUT2),
     "heldout3": list(HELDOUT3),
     "heldout4": list(HELDOUT4),
+    "heldout5": list(HELDOUT5),
 }
 
 EVERY: list[tuple[Scenario, str]] = [(sc, split) for split, scs in SPLITS.items() for sc in scs]
