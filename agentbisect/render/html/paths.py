@@ -1,6 +1,7 @@
 """A suspect's evidence path as an inline SVG graph: the trigger at the top, one box per step the
 backward slice walked, down to the suspect's source, each arrow labelled with the dependence it
-followed (data key or control) and its weight.
+followed (data key or control) and its weight (every key, each with its weight, when an imported
+run's hop carries several).
 """
 
 from __future__ import annotations
@@ -57,8 +58,13 @@ def path_svg(s: Suspect, trigger: str) -> str:
             hop = s.edgePath[i]
             cx = X0 + BOX_W / 2
             y1, y2 = y + BOX_H, y + BOX_H + GAP
-            key = hop.key if hop.key is not UNSET else ""
-            label = f"{hop.kind}{': ' + key if key else ''} · weight {_weight(hop.weight)}"
+            if hop.keys is not UNSET:  # an imported run's hop that carries several keys
+                label = f"{hop.kind}: " + ", ".join(
+                    f"{k.key} · weight {_weight(k.weight)}" for k in hop.keys
+                )
+            else:
+                key = hop.key if hop.key is not UNSET else ""
+                label = f"{hop.kind}{': ' + key if key else ''} · weight {_weight(hop.weight)}"
             parts.append(
                 f'<g class="edge {esc(hop.kind)}"><line x1="{cx:.0f}" y1="{y1:.0f}" '
                 f'x2="{cx:.0f}" y2="{y2 - 7:.0f}"/><polygon class="arrow" '
