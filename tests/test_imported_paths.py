@@ -163,3 +163,19 @@ def test_hostile_document_ids_stay_plain_text(tmp_path: Path) -> None:
         for line in lines:
             assert "doc:kb-[bold red]evil[/bold red]-x" in line
         assert "\x1b" not in res.stdout and "\x07" not in res.stdout
+
+
+def test_native_recordings_keep_the_one_key_hop() -> None:
+    """A recording of the upstream library has multi-key hops too (its context stage writes
+    ``systemPromptInjections`` and ``messagesInjections``); upstream's path format is the contract
+    for those recordings, so afp's own report leaves them as they are."""
+    path = ROOT / "benchmarks" / "planted" / "cases" / "vet-vaccine.recording.json"
+    run = open_run(str(path))
+    assert run.import_meta is None
+    report = _report(path)
+    hop = next(
+        h for s in report["suspects"] for h in s["edgePath"] if h["to"].startswith("context#")
+    )
+    read = run.keys_read(hop["from"])
+    assert {"systemPromptInjections", "messagesInjections"} <= set(read)
+    assert all("keys" not in h for s in report["suspects"] for h in s["edgePath"])
