@@ -121,13 +121,15 @@ def test_the_html_path_names_every_document(tmp_path: Path) -> None:
     res = cli("bisect", str(path), *ARGS, "--format", "html", "-o", str(page))
     assert res.exit_code == 0, res.stderr
     html = page.read_text()
-    # one SVG arrow per document suspect, its full label in the <title>
-    titles = [t for t in html.split("<title>") if t.startswith("data: doc:")]
-    assert len(titles) == len(_doc_suspects(_report(path), {step: docs}))
-    for t in titles:
-        label = t.split("</title>")[0]
+    # one SVG arrow per document suspect: a visible line per document, the whole in its <title>
+    arrows = [a.split("</g>")[0] for a in html.split('<g class="edge data">')[1:]]
+    into = [a for a in arrows if "<title>data: doc:" in a]
+    assert len(into) == len(_doc_suspects(_report(path), {step: docs}))
+    for arrow in into:
+        shown, title = arrow.split("<title>")
+        assert shown.count("<tspan") == len(docs)
         for doc in docs:
-            assert doc in label, label
+            assert f">data: {doc} · weight " in shown and doc in title, arrow
 
 
 def _replace_deep(value: Any, old: str, new: str) -> Any:
