@@ -48,13 +48,12 @@ def select_events(
     notes = _nothing_matched(run, types, stage, path, at) if filtered and not idx else []
     if limit is not None:
         idx = idx[:limit]
-    raws = lo.domain.raws()
     return EventsResult(
         file=lo.file,
         total=len(evs),
         indices=idx,
         events=[evs[i] for i in idx],
-        raws=[raws[i] for i in idx],
+        all_raws=lo.domain.raws,
         lean=lo.mode == "lean",
         flags=run.flags,
         notes=notes,

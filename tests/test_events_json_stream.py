@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from msgspec import Raw
 
 from agentbisect.run import open_run
 from tests.helpers import recording
@@ -38,3 +39,25 @@ def test_the_array_is_the_recorded_events_joined(
     assert _afp("events", recording(name), "--format", "json", *extra) == (
         b"[" + b",".join(kept) + b"]\n"
     )
+
+
+def test_a_table_never_splits_the_row_into_raw_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the JSON outputs write the recorded bytes: a table of a 30 MB run used to decode the
+    boundary row a second time for them (~15 ms, ~170 M instructions) and throw them away."""
+    from agentbisect.load import DomainEvents
+    from tests.conftest import cli
+
+    split = DomainEvents.raws
+    calls: list[int] = []
+
+    def counted(self: DomainEvents) -> list[Raw]:
+        calls.append(1)
+        return split(self)
+
+    monkeypatch.setattr(DomainEvents, "raws", counted)
+    table = cli("events", recording("react-tools"), "--table", "--limit", "3")
+    assert table.exit_code == 0, table.stderr
+    assert "3 of " in table.stdout and calls == []
+    lines = cli("events", recording("react-tools"), "--json", "--limit", "3")
+    assert lines.exit_code == 0, lines.stderr
+    assert len(lines.stdout.splitlines()) == 3 and calls  # the JSON outputs still use them

@@ -192,7 +192,9 @@ def localize(
     weigher.stamp(sl.nodes)
 
     info = path_scores(sl, log.last_idx)
-    drafts = build_drafts(sl, info, log, classify)
+    # imported runs only: upstream's path format, the contract for its recordings, names one key
+    every_key = not upstream and run.import_meta is not None
+    drafts = build_drafts(sl, info, log, classify, every_key=every_key)
     refine(drafts, sl.root.runtimeStageId, texts, llm_ids, emb, scorer_fn)
     every = [to_suspect(d) for d in drafts]
     if ranking == "upstream":

@@ -1,6 +1,11 @@
 """Structural scores, the single-pass max-product path (bisect.md §6.3), and evidence paths
 (§6.4).
 
+A hop names the one key whose edge the path score went through, as upstream's format does. On an
+imported run one hop can carry several keys (a retriever span writes one per document, and the
+call that read them links to it once per document): there the hop also lists every key it
+carries, so a document's suspect never shows a path that names only another document.
+
 The single pass visits nodes by last commit index, descending, and is order-dependent on purpose:
 a parent that commits again after its child is visited before it has a score and passes nothing
 on. Upstream does exactly this, so we do too.
@@ -8,9 +13,9 @@ on. Upstream does exactly this, so we do too.
 
 from __future__ import annotations
 
-from msgspec import UNSET, Struct
+from msgspec import UNSET, Struct, UnsetType
 
-from agentbisect.bisect.report import EdgePathStep
+from agentbisect.bisect.report import EdgeKey, EdgePathStep
 from agentbisect.bisect.slice import CausalNode, Slice
 
 __all__ = ["PathInfo", "edge_path", "path_scores"]
@@ -37,8 +42,11 @@ def path_scores(sl: Slice, last_idx: dict[str, int]) -> dict[str, PathInfo]:
     return info
 
 
-def edge_path(node: CausalNode, info: dict[str, PathInfo], root_id: str) -> list[EdgePathStep]:
-    """Hops from the trigger to ``node`` following ``via`` (trigger first, suspect last)."""
+def edge_path(
+    node: CausalNode, info: dict[str, PathInfo], root_id: str, *, every_key: bool = False
+) -> list[EdgePathStep]:
+    """Hops from the trigger to ``node`` following ``via`` (trigger first, suspect last); with
+    ``every_key``, a hop that carries several keys lists them all (afp's ``keys``)."""
     hops: list[EdgePathStep] = []
     cur = node
     guard = 0
@@ -56,6 +64,7 @@ def edge_path(node: CausalNode, info: dict[str, PathInfo], root_id: str) -> list
                 kind=kind,
                 key=key if key is not None else UNSET,
                 weight=weight,
+                keys=_carried(child, cur, kind) if every_key else UNSET,
             )
         )
         cur = child
@@ -64,3 +73,16 @@ def edge_path(node: CausalNode, info: dict[str, PathInfo], root_id: str) -> list
             break
     hops.reverse()
     return hops
+
+
+def _carried(child: CausalNode, parent: CausalNode, kind: str) -> list[EdgeKey] | UnsetType:
+    """Every data key ``child`` read from ``parent``, when there are several (a control hop has
+    one decider and one label)."""
+    if kind != "data":
+        return UNSET
+    keys = [
+        EdgeKey(key=e.key, weight=e.weight)
+        for e in child.parentEdges
+        if e.parent is parent and e.kind == "data" and e.key is not None
+    ]
+    return keys if len(keys) > 1 else UNSET

@@ -25,6 +25,7 @@ __all__ = [
     "CostStats",
     "CostVerdict",
     "CulpritsResult",
+    "EdgeKey",
     "EdgePathStep",
     "HonestyFlag",
     "NumRange",
@@ -43,6 +44,11 @@ __all__ = [
 Num = int | float
 
 
+class EdgeKey(Struct, kw_only=True):
+    key: str
+    weight: Num
+
+
 class EdgePathStep(Struct, kw_only=True):
     # "from" is a Python keyword: the attribute is from_, renamed on the wire.
     from_: str = msgspec.field(name="from")
@@ -50,8 +56,11 @@ class EdgePathStep(Struct, kw_only=True):
     to: str
     toName: str | UnsetType = UNSET
     kind: str
-    key: str | UnsetType = UNSET
+    key: str | UnsetType = UNSET  # the strongest key: the edge the path score went through
     weight: Num
+    # afp's field for imported runs: every key the hop carries when there are several (one per
+    # retrieved document of a retriever span), in the order the child read them
+    keys: list[EdgeKey] | UnsetType = UNSET
 
 
 class SuspectDetail(Struct, kw_only=True):

@@ -39,7 +39,10 @@ def build_drafts(
     info: dict[str, PathInfo],
     log: CommitLog,
     classify: Callable[[ClassifyContext], list[Seed] | None] | None = None,
+    *,
+    every_key: bool = False,
 ) -> list[Draft]:
+    """One draft per seed of each reached node; ``every_key``: hops list every key they carry."""
     drafts: list[Draft] = []
     root_id = sl.root.runtimeStageId
     for node in sl.nodes:
@@ -51,7 +54,7 @@ def build_drafts(
         seeds = node_seeds(node, log, classify)
         if not seeds:
             continue
-        path = edge_path(node, info, root_id)
+        path = edge_path(node, info, root_id, every_key=every_key)
         for seed in seeds:
             drafts.append(Draft(node, seed, pi.score, path))
     return drafts

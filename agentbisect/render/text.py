@@ -75,8 +75,14 @@ def f3(x: float) -> str:
     return to_fixed(x, 3)
 
 
+def _weighted(key: str, weight: float) -> str:
+    return f"{key} {f3(weight)}" if weight != 1 else key
+
+
 def hop_text(h: EdgePathStep) -> str:
     key = h.key if h.key is not UNSET else None
+    if h.keys is not UNSET:  # an imported run's hop that carries several keys: name them all
+        return f"←({', '.join(_weighted(k.key, k.weight) for k in h.keys)})— {h.to}"
     if h.kind == "control":
         link = f"[control: {key}]" if key else "[control]"
     else:

@@ -14,6 +14,7 @@ from msgspec import UNSET
 
 from agentbisect.bisect.report import (
     ContextBugReport,
+    EdgePathStep,
     Suspect,
     SuspectEvidence,
 )
@@ -63,6 +64,13 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
     )
 
 
+def _hop_keys(h: EdgePathStep) -> str:
+    """What a hop carried: every key when an imported run's hop carries several."""
+    if h.keys is not UNSET:
+        return ", ".join(k.key for k in h.keys)
+    return h.key if isinstance(h.key, str) else h.kind
+
+
 def _evidence(s: Suspect) -> str:
     """The text a person reads to judge the suspect: what it said (the report's ``evidence``
     text, else the injected content), the tool's value basis, or how the slice reached it."""
@@ -77,7 +85,7 @@ def _evidence(s: Suspect) -> str:
     if not parts:
         name = f" ({s.stageName})" if isinstance(s.stageName, str) else ""
         if s.edgePath:
-            via = " ← ".join((h.key if isinstance(h.key, str) else h.kind) for h in s.edgePath)
+            via = " ← ".join(_hop_keys(h) for h in s.edgePath)
             parts.append(f"stage {s.source}{name} feeds the trigger through {via}")
         else:
             parts.append(f"stage {s.source}{name} is the trigger itself")

@@ -1,6 +1,7 @@
 """A suspect's evidence path as an inline SVG graph: the trigger at the top, one box per step the
 backward slice walked, down to the suspect's source, each arrow labelled with the dependence it
-followed (data key or control) and its weight.
+followed (data key or control) and its weight (every key, each with its weight, when an imported
+run's hop carries several).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from agentbisect.render.html.page import esc
 BOX_W = 380
 BOX_H = 40
 GAP = 42
+LINE_H = 13  # one more line of an arrow's label (11px text)
 X0 = 10
 WIDTH = 760
 
@@ -53,20 +55,36 @@ def path_svg(s: Suspect, trigger: str) -> str:
             f'<text class="nm" x="{X0 + 10}" y="{y + 32:.0f}">{esc(_cut(name, 58))}</text>'
             f"<title>{esc(node_id)} {esc(name)}</title></g>"
         )
+        gap = GAP
         if i < len(nodes) - 1:
             hop = s.edgePath[i]
+            if (
+                hop.keys is not UNSET
+            ):  # an imported run's hop that carries several keys: a line each
+                lines = [f"{hop.kind}: {k.key} · weight {_weight(k.weight)}" for k in hop.keys]
+            else:
+                key = hop.key if hop.key is not UNSET else ""
+                lines = [f"{hop.kind}{': ' + key if key else ''} · weight {_weight(hop.weight)}"]
+            gap = GAP + LINE_H * (len(lines) - 1)
             cx = X0 + BOX_W / 2
-            y1, y2 = y + BOX_H, y + BOX_H + GAP
-            key = hop.key if hop.key is not UNSET else ""
-            label = f"{hop.kind}{': ' + key if key else ''} · weight {_weight(hop.weight)}"
+            y1, y2 = y + BOX_H, y + BOX_H + gap
+            if len(lines) == 1:
+                text = (
+                    f'<text x="{cx + 10:.0f}" y="{y1 + GAP / 2 + 4:.0f}">{esc(_cut(lines[0], 70))}'
+                )
+            else:
+                top = y1 + gap / 2 + 4 - LINE_H * (len(lines) - 1) / 2
+                text = "<text>" + "".join(
+                    f'<tspan x="{cx + 10:.0f}" y="{top + LINE_H * j:.0f}">{esc(_cut(ln, 70))}</tspan>'
+                    for j, ln in enumerate(lines)
+                )
             parts.append(
                 f'<g class="edge {esc(hop.kind)}"><line x1="{cx:.0f}" y1="{y1:.0f}" '
                 f'x2="{cx:.0f}" y2="{y2 - 7:.0f}"/><polygon class="arrow" '
                 f'points="{cx - 5:.0f},{y2 - 8:.0f} {cx + 5:.0f},{y2 - 8:.0f} {cx:.0f},{y2:.0f}"/>'
-                f'<text x="{cx + 10:.0f}" y="{y1 + GAP / 2 + 4:.0f}">{esc(_cut(label, 70))}'
-                f"<title>{esc(label)}</title></text></g>"
+                f"{text}<title>{esc(', '.join(lines))}</title></text></g>"
             )
-        y += BOX_H + GAP
+        y += BOX_H + gap
     height = y - GAP + 6
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
