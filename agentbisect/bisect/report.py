@@ -125,12 +125,14 @@ class CostVerdict(Struct, kw_only=True):
 
 
 class EvidenceSignals(Struct, kw_only=True):
-    """The evidence scorer's five signals, each in [0, 1] (``bisect/evidence.py``)."""
+    """The evidence scorer's six signals, each in [0, 1] (``bisect/evidence.py``; the score
+    weighs them by ``evidence.WEIGHTS``)."""
 
     semantic: Num
     terms: Num
     phrases: Num
     claims: Num
+    focus: Num
     claimShape: Num
 
 

@@ -103,6 +103,9 @@ def _score(s: Suspect) -> str:
 
 def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
     """The evidence score and, beside it, the path score and upstream's proxy."""
+    # only an evidence-first report has evidence, and its scorer is loaded by then
+    from agentbisect.bisect.evidence import weights_note
+
     up = (
         f"path {_f3(s.structuralScore)} × content {_f3(s.semanticScore)} = upstream score "
         f"{_f3(s.score)}"
@@ -110,7 +113,8 @@ def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
         else f"path {_f3(s.structuralScore)} (upstream score: path only, an upper bound)"
     )
     return (
-        f"evidence {_f3(ev.score)} = the mean of the signals below (a correlational proxy) · {up}"
+        f"evidence {_f3(ev.score)} = the weighted mean of the signals below ({weights_note()};"
+        f" a correlational proxy) · {up}"
     )
 
 
@@ -120,6 +124,7 @@ SIGNALS = (
     ("terms", "the answer's distinctive terms (numbers, names, rare words) it contains"),
     ("phrases", "the answer's two-word phrases it contains"),
     ("claims", "the answer's clauses it is the best support for (beyond what the question says)"),
+    ("focus", "the spans of the answer that fill what the question asks: it supplies them"),
     ("claimShape", "share of its sentences shaped like a rule or claim (a prior on its shape)"),
 )
 CONTRASTIVE_SEMANTIC = "similarity to the wrong answer minus similarity to the expected one"
@@ -220,7 +225,8 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
             f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
             f"({len(backed)})</b> "
             '<span class="muted">— by evidence score: how strongly what each said backs the '
-            "answer (meaning, terms, phrases, claims, claim shape); a proxy, not a cause</span></th></tr>"
+            "answer (meaning, terms, phrases, claims, focus, claim shape); a proxy, not a cause"
+            "</span></th></tr>"
         )
     for i, s, v in backed:
         score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"
