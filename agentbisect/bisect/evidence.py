@@ -2,7 +2,7 @@
 
 Embedding similarity alone ranks sources by topic, and every source of a run is on the topic of
 its answer. What singles out the source of a wrong fact is that the answer *repeats what it
-says*: its numbers, names, rare words and phrases, claim by claim. So five signals, each in
+says*: its numbers, names, rare words and phrases, claim by claim. So six signals, each in
 [0, 1] and each kept visible in the report:
 
 - ``semantic``: cosine between the suspect's text and the answer, with the chosen embedder;
@@ -18,6 +18,11 @@ says*: its numbers, names, rare words and phrases, claim by claim. So five signa
   question does not already contain, and its term support is judged on that new part only. The
   source of the claim that *is* the answer wins, not the source of a detail restated beside it,
   nor a record that merely echoes the question's own details (a booking, an order);
+- ``focus``: what the question asks for and who supplies it (``focus.py``): the answer clauses
+  that fill the question's wh-target (a time, the number next to the asked noun) or repeat or
+  paraphrase its predicate ("No fasting needed" for "do I need to fast"), each credited to the
+  source that best supports that value or the words around its anchors — not to the record
+  that only supplies the entity details the answer restates beside it (a name, a date);
 - ``claimShape``: the share of the source's statements shaped like a rule or claim (a modal or
   obligation word: must, may, can, required, entitled, …; a question or a header line ending in
   ``:`` states nothing and is not counted). When an answer repeats both a user's record and a
@@ -26,8 +31,10 @@ says*: its numbers, names, rare words and phrases, claim by claim. So five signa
 
 The run's input (the question) is given, not evidence: answer terms and phrases it already
 contains are left out of ``terms`` and ``phrases`` (every answer restates its question).
-The evidence score is the plain mean of the five — no weight was fitted to the benchmark corpus
-(though which signals exist was decided after reading its misses; the held-out sets check that).
+The evidence score is a weighted mean (``WEIGHTS``): ``focus`` counts twice and replaces
+``claims``, which stays reported — one of two weightings stated before either was measured, chosen
+on the main set; no weight was fitted by search (which signals exist was decided after reading the
+main set's misses; the held-out sets, the fifth written blind, check that: docs/ranking.md).
 With an expected (correct) answer the score is contrastive: ``semantic`` is similarity to the
 wrong answer minus similarity to the expected one (floored at 0), and what the two answers share
 is given like the question, so only the disputed content counts and sources that support both
@@ -431,7 +438,7 @@ def _signals(
     expected: Profile | None,
     exp_vec: Vector | None,
 ) -> list[dict[str, float]]:
-    """The five signals of every source for ``answer``.
+    """Five of the signals of every source (``focus`` is scored apart) for ``answer``.
 
     The question's terms and phrases are given, not evidence; with an expected answer, so is
     everything the two answers share (only the disputed content can point at the wrong fact),

@@ -142,7 +142,7 @@ def _signal_bar(x: float) -> str:
 
 
 def signals_table(ev: SuspectEvidence, contrastive: bool) -> str:
-    """The evidence score's five signals, each with its value, a bar and what it measures."""
+    """The evidence score's signals, each with its value, a bar and what it measures."""
     g = ev.signals
     rows = []
     for name, meaning in SIGNALS:
