@@ -54,6 +54,7 @@ from msgspec import Struct, field
 
 from agentbisect.bisect.embed import Vector, cosine
 from agentbisect.bisect.focus import Focus, content_words, question_focus, slot_values
+from agentbisect.bisect.report import EVIDENCE_WEIGHTS
 
 __all__ = [
     "SIGNALS",
@@ -64,21 +65,12 @@ __all__ = [
     "answer_texts",
     "profile",
     "score_evidence",
-    "weights_note",
 ]
 
 SIGNALS = ("semantic", "terms", "phrases", "claims", "focus", "claimShape")
-# How much each signal counts in the evidence score (all of them are reported). ``focus`` — what
-# answers the question's own focus — replaces ``claims`` in the score and counts twice: measured
-# against the plain mean of all and against ½·mean + ½·focus (docs/ranking.md); not fitted.
-WEIGHTS = {
-    "semantic": 1.0,
-    "terms": 1.0,
-    "phrases": 1.0,
-    "claims": 0.0,
-    "focus": 2.0,
-    "claimShape": 1.0,
-}
+# How much each signal counts in the evidence score: report.EVIDENCE_WEIGHTS (the reports state
+# them beside the score, and renderers read result types only)
+WEIGHTS = EVIDENCE_WEIGHTS
 # a word of the answer repeats a predicate word of the question if their embeddings are this
 # close (one-word texts: inflections score ≥ 0.75, "need"/"required" 0.71, "money back"/"refund"
 # 0.50, unrelated words < 0.3); chosen before measuring, not tuned
@@ -657,11 +649,6 @@ def answer_texts(answer: str, expected: str | None, question: str | None) -> lis
     if question:
         out.append(question)
     return out + _focus_words(answer, question)
-
-
-def weights_note() -> str:
-    """The signals that do not count once in the score, as reports state it: ``focus ×2, …``."""
-    return ", ".join(f"{k} ×{w:g}" for k, w in WEIGHTS.items() if w != 1.0)
 
 
 def _combine(sig: dict[str, float], use: Sequence[str]) -> float:

@@ -18,6 +18,7 @@ from agentbisect.bisect.report import (
     EdgePathStep,
     Suspect,
     SuspectEvidence,
+    weights_note,
 )
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number, to_fixed
@@ -287,8 +288,6 @@ def _upstream_score_text(s: Suspect) -> str:
 def _evidence_first_suspects(result: BisectResult) -> list[str]:
     """The suspects of an evidence-first report in two groups: those whose own text was judged
     against the answer (by evidence score), then the structure-only ones (upstream order)."""
-    # only an evidence-first report gets here, and its scorer is loaded by then
-    from agentbisect.bisect.evidence import weights_note
 
     r = result.report
     pairs = list(zip(r.suspects, result.views, strict=True))

@@ -17,6 +17,7 @@ from agentbisect.bisect.report import (
     EdgePathStep,
     Suspect,
     SuspectEvidence,
+    weights_note,
 )
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.render.html.page import esc, table, th
@@ -103,9 +104,6 @@ def _score(s: Suspect) -> str:
 
 def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
     """The evidence score and, beside it, the path score and upstream's proxy."""
-    # only an evidence-first report has evidence, and its scorer is loaded by then
-    from agentbisect.bisect.evidence import weights_note
-
     up = (
         f"path {_f3(s.structuralScore)} × content {_f3(s.semanticScore)} = upstream score "
         f"{_f3(s.score)}"
