@@ -58,7 +58,7 @@ def test_default_is_wordllama_evidence_first_and_finds_the_planted_fact() -> Non
     assert ident(rep["suspects"][0]) == "vip-override-fact"
     top = rep["suspects"][0]["evidence"]
     assert top["text"].startswith("Customer Dana Reyes holds VIP tier override status")
-    assert set(top["signals"]) == {"semantic", "terms", "phrases", "claims", "claimShape"}
+    assert set(top["signals"]) == {"semantic", "terms", "phrases", "claims", "focus", "claimShape"}
     assert "mock-embedder" not in [f["flag"] for f in rep["honestyFlags"]]
     # the table: the best-evidenced suspect first, with what it said
     table = bisect(PF, "--at-step", "call-llm#40")

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from agentbisect.bisect.evidence import WEIGHTS
 from agentbisect.cli import app
 from agentbisect.js import to_fixed
 from agentbisect.render.safetext import scrub
@@ -56,6 +57,7 @@ def test_groups_said_and_signals_match_the_json() -> None:
         "correlational proxy):"
     )
     start = lines.index(next(x for x in lines if x.startswith("CONTENT-BACKED (6) — ")))
+    assert "(claims ×0, focus ×2;" in lines[start]  # the weights, as evidence.WEIGHTS has them
     split = lines.index(next(x for x in lines if x.startswith("STRUCTURE-ONLY (1) — ")))
     assert start == 6 and lines[split - 1] == ""
     heads = [x for x in lines if HEAD.match(x)]
@@ -73,11 +75,13 @@ def test_groups_said_and_signals_match_the_json() -> None:
         shown = said.removeprefix("    said: “").removesuffix("”").removesuffix("…")
         assert " ".join(ev["text"].split()).startswith(shown)
         g = ev["signals"]
-        # every signal in the JSON is printed, so the printed ones average to the printed score
+        # every signal in the JSON is printed, so the printed ones make up the printed score
+        # with the weights the header states
         assert lines[at + 2] == "    signals: " + " · ".join(
             f"{name} {to_fixed(value, 3)}" for name, value in g.items()
         )
-        assert abs(sum(g.values()) / len(g) - ev["score"]) < 1e-12
+        weighted = sum(WEIGHTS[k] * v for k, v in g.items()) / sum(WEIGHTS.values())
+        assert abs(weighted - ev["score"]) < 1e-12
         assert lines[at + 3].startswith(f"    path {to_fixed(s['structuralScore'], 3)}")
     route = lines.index(heads[6])
     assert route > split

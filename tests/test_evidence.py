@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentbisect.bisect.embed import MockEmbedder
-from agentbisect.bisect.evidence import SIGNALS, EvidenceItem, profile, score_evidence
+from agentbisect.bisect.evidence import SIGNALS, WEIGHTS, EvidenceItem, profile, score_evidence
 from agentbisect.bisect.evidence_rank import evidence_first
 from agentbisect.bisect.evidence_text import own_text, preview
 from agentbisect.bisect.localize import localize
@@ -47,7 +47,7 @@ def test_every_signal_is_reported_in_unit_range() -> None:
     for s in out:
         assert list(s.signals) == list(SIGNALS)
         assert all(0.0 <= v <= 1.0 for v in s.signals.values())
-        assert s.score == sum(s.signals.values()) / len(SIGNALS)
+        assert s.score == sum(WEIGHTS[k] * v for k, v in s.signals.items()) / sum(WEIGHTS.values())
     best = max(out, key=lambda s: s.score)
     assert best.id == "policy"
     assert "90" in best.terms_shared

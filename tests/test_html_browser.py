@@ -361,9 +361,10 @@ def test_evidence_first_groups_and_what_the_first_suspect_said(
         "terms",
         "phrases",
         "claims",
+        "focus",
         "claimShape",
     ]
-    for i, name in enumerate(["semantic", "terms", "phrases", "claims", "claimShape"]):
+    for i, name in enumerate(["semantic", "terms", "phrases", "claims", "focus", "claimShape"]):
         value = signals.nth(i).locator("td").first.inner_text()
         assert value == f"{ev['signals'][name]:.3f}"
     # The structure-only suspect says it has no text of its own and is an upper bound.

@@ -286,6 +286,7 @@ def _evidence_first(
                     terms=sig["terms"],
                     phrases=sig["phrases"],
                     claims=sig["claims"],
+                    focus=sig["focus"],
                     claimShape=sig["claimShape"],
                 ),
                 termsShared=ev.score.terms_shared,

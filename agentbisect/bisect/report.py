@@ -124,13 +124,34 @@ class CostVerdict(Struct, kw_only=True):
     stable: bool
 
 
+# How much each evidence signal counts in the evidence score (all are reported). ``focus`` — what
+# answers the question's own focus — replaces ``claims`` in the score and counts twice: one of two
+# weightings stated before either was measured (the other: ½·mean + ½·focus), chosen on the main
+# planted set; not fitted by search (docs/ranking.md).
+EVIDENCE_WEIGHTS: dict[str, float] = {
+    "semantic": 1.0,
+    "terms": 1.0,
+    "phrases": 1.0,
+    "claims": 0.0,
+    "focus": 2.0,
+    "claimShape": 1.0,
+}
+
+
+def weights_note() -> str:
+    """The signals that do not count once in the evidence score, as the reports state it."""
+    return ", ".join(f"{k} ×{w:g}" for k, w in EVIDENCE_WEIGHTS.items() if w != 1.0)
+
+
 class EvidenceSignals(Struct, kw_only=True):
-    """The evidence scorer's five signals, each in [0, 1] (``bisect/evidence.py``)."""
+    """The evidence scorer's six signals, each in [0, 1] (``bisect/evidence.py``; the score
+    weighs them by ``evidence.WEIGHTS``)."""
 
     semantic: Num
     terms: Num
     phrases: Num
     claims: Num
+    focus: Num
     claimShape: Num
 
 

@@ -18,6 +18,7 @@ from agentbisect.bisect.report import (
     EdgePathStep,
     Suspect,
     SuspectEvidence,
+    weights_note,
 )
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.js import js_number, to_fixed
@@ -267,8 +268,8 @@ def said_text(text: str, width: int = SAID_WIDTH) -> str:
 
 
 def _signals_text(ev: SuspectEvidence) -> str:
-    # Every field of the signals Struct, so the printed signals always average to the printed
-    # evidence score (a fixed list went stale when claimShape was added).
+    # Every field of the signals Struct, so the printed signals always make up the printed
+    # evidence score with the stated weights (a fixed list went stale when claimShape was added).
     g = ev.signals
     return " · ".join(f"{name} {f3(getattr(g, name))}" for name in g.__struct_fields__)
 
@@ -287,6 +288,7 @@ def _upstream_score_text(s: Suspect) -> str:
 def _evidence_first_suspects(result: BisectResult) -> list[str]:
     """The suspects of an evidence-first report in two groups: those whose own text was judged
     against the answer (by evidence score), then the structure-only ones (upstream order)."""
+
     r = result.report
     pairs = list(zip(r.suspects, result.views, strict=True))
     backed = [(i, s, v) for i, (s, v) in enumerate(pairs, 1) if v.backed]
@@ -298,8 +300,8 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
     lines = [f"SUSPECTS ({len(pairs)}{split}; every score is a correlational proxy):"]
     if backed:
         lines.append(
-            f"CONTENT-BACKED ({len(backed)}) — by evidence score, the mean of its signals "
-            "(how well its own text backs the answer):"
+            f"CONTENT-BACKED ({len(backed)}) — by evidence score, the weighted mean of its "
+            f"signals ({weights_note()}; how well its own text backs the answer):"
         )
     for i, s, v in backed:
         ev = s.evidence

@@ -17,6 +17,7 @@ from agentbisect.bisect.report import (
     EdgePathStep,
     Suspect,
     SuspectEvidence,
+    weights_note,
 )
 from agentbisect.bisect.result import BisectResult, SuspectView
 from agentbisect.render.html.page import esc, table, th
@@ -110,7 +111,8 @@ def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
         else f"path {_f3(s.structuralScore)} (upstream score: path only, an upper bound)"
     )
     return (
-        f"evidence {_f3(ev.score)} = the mean of the signals below (a correlational proxy) · {up}"
+        f"evidence {_f3(ev.score)} = the weighted mean of the signals below ({weights_note()};"
+        f" a correlational proxy) · {up}"
     )
 
 
@@ -120,6 +122,7 @@ SIGNALS = (
     ("terms", "the answer's distinctive terms (numbers, names, rare words) it contains"),
     ("phrases", "the answer's two-word phrases it contains"),
     ("claims", "the answer's clauses it is the best support for (beyond what the question says)"),
+    ("focus", "the spans of the answer that fill what the question asks: it supplies them"),
     ("claimShape", "share of its sentences shaped like a rule or claim (a prior on its shape)"),
 )
 CONTRASTIVE_SEMANTIC = "similarity to the wrong answer minus similarity to the expected one"
@@ -137,7 +140,7 @@ def _signal_bar(x: float) -> str:
 
 
 def signals_table(ev: SuspectEvidence, contrastive: bool) -> str:
-    """The evidence score's five signals, each with its value, a bar and what it measures."""
+    """The evidence score's signals, each with its value, a bar and what it measures."""
     g = ev.signals
     rows = []
     for name, meaning in SIGNALS:
@@ -220,7 +223,8 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
             f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
             f"({len(backed)})</b> "
             '<span class="muted">— by evidence score: how strongly what each said backs the '
-            "answer (meaning, terms, phrases, claims, claim shape); a proxy, not a cause</span></th></tr>"
+            "answer (meaning, terms, phrases, claims, focus, claim shape); a proxy, not a cause"
+            "</span></th></tr>"
         )
     for i, s, v in backed:
         score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"

@@ -1,0 +1,217 @@
+"""The question's focus and the ``focus`` evidence signal: the focus finder on real questions of
+the planted corpus, time/number normalisation, slot values, anchors by paraphrase, and scorer
+cases the other signals get wrong (the record the answer restates beats the source that answers
+the question)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agentbisect.bisect import wordllama_embed
+from agentbisect.bisect.embed import MockEmbedder
+from agentbisect.bisect.embedders import embed_many, resolve_embedder
+from agentbisect.bisect.evidence import (
+    _STOP,
+    SIGNALS,
+    EvidenceItem,
+    _Corpus,
+    _focus_clauses,
+    _terms,
+    answer_texts,
+    profile,
+    score_evidence,
+)
+from agentbisect.bisect.evidence_rank import evidence_first
+from agentbisect.bisect.focus import content_words, question_focus, slot_values, time_keys
+from agentbisect.bisect.localize import localize
+from agentbisect.load import load
+from agentbisect.run import Run
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "benchmarks" / "planted" / "cases"
+# the five signals and plain mean the score had before ``focus``
+BEFORE = ("semantic", "terms", "phrases", "claims", "claimShape")
+
+
+def mock_many(texts: list[str]) -> list[np.ndarray]:
+    m = MockEmbedder()
+    return [m.embed(t) for t in texts]
+
+
+def keys(text: str) -> list[str]:
+    return [t.key for t in _terms(text)]
+
+
+# ---------------------------------------------------------------- the focus finder
+
+
+def test_which_x_asks_for_the_value_of_x() -> None:
+    f = question_focus("Which platform does the 08:12 to Bristol leave from?", _STOP)
+    assert f.kind == "value" and f.nouns == ("platform",)
+    # the predicate is the lowercase content; the name and the time are entity details
+    assert "platform" in f.predicate and "leave" in f.predicate
+    assert not {"bristol", "08", "12"} & set(f.predicate)
+
+
+def test_what_time_asks_for_a_clock_time_and_how_many_for_a_count() -> None:
+    f = question_focus("What time can I check in at the hotel in Kyoto?", _STOP)
+    assert (f.kind, f.target) == ("time", "clock")
+    assert {"check", "hotel"} <= set(f.predicate) and "kyoto" not in f.predicate
+    g = question_focus("How many checked bags are included on my flight to Lisbon?", _STOP)
+    assert g.kind == "number" and g.nouns == ("checked", "bags")
+    assert question_focus("How long does the visa take?", _STOP).target == "duration"
+    assert question_focus("When does the pool open?", _STOP).kind == "time"
+
+
+def test_the_question_is_its_last_interrogative_sentence() -> None:
+    f = question_focus("The concert was postponed — can I get my money back?", _STOP)
+    assert f.kind == "yesno"
+    assert set(f.predicate) == {"get", "money", "back", "money back"}  # "my" splits the pair
+    assert "concert" not in f.predicate  # the premise before the dash is not what is asked
+
+
+def test_yes_no_and_why_questions() -> None:
+    f = question_focus("Is my dog due for her rabies shot?", _STOP)
+    assert f.kind == "yesno" and "due" in f.predicate and f.nouns == ()
+    assert question_focus("Why hasn't my bitcoin withdrawal arrived yet?", _STOP).kind == "reason"
+    assert question_focus("Tell me about the refund policy.", _STOP).kind == "open"
+
+
+def test_times_and_dates_normalise() -> None:
+    eleven = {"t11:00"}
+    assert time_keys("from 11 am") == eleven
+    assert time_keys("check-in from 11:00") == eleven
+    assert time_keys("from 11.00 a.m. sharp") == eleven
+    assert time_keys("after 2 pm") == {"t14:00"}
+    assert time_keys("the 08:15 draw") == time_keys("at 8:15") == {"t8:15"}
+    assert time_keys("at noon") == {"t12:00"} and time_keys("12 am") == {"t0:00"}
+    assert time_keys("on 18 April") == time_keys("on April 18th") == {"d18 apr"}
+    assert time_keys("version 1.27.1, 412 tests") == set()
+
+
+def test_slot_values_take_the_number_next_to_the_asked_noun() -> None:
+    f = question_focus("Which platform does the 08:12 to Bristol leave from?", _STOP)
+    nouns = {k for n in f.nouns for k in keys(n)}
+    # the scorer asks clause by clause ("Platform 11 — the 08:12 to Bristol …" is two)
+    assert slot_values("Platform 11", f, keys("Platform 11"), nouns) == {"11"}
+    rest = "the 08:12 to Bristol Temple Meads is running on time"
+    assert slot_values(rest, f, keys(rest), nouns) == set()  # the train's time is no platform
+    g = question_focus("How many checked bags are included on my flight to Lisbon?", _STOP)
+    nouns = {k for n in g.nouns for k in keys(n)}
+    ans = "Your Economy Light fare on QX7T2L includes two checked bags, each up to 23 kg."
+    got = slot_values(ans, g, keys(ans), nouns)
+    assert "2" in got and "7" not in got  # the count, not the digits of a booking code
+    h = question_focus("What time can I check in at the hotel in Kyoto?", _STOP)
+    ans = "You can check in at Hotel Kamo Riverside from 11 am on 18 April."
+    assert slot_values(ans, h, keys(ans), set()) == {"t11:00"}  # the date is not a clock time
+    yn = question_focus("Is my dog due for her rabies shot?", _STOP)
+    assert slot_values("she's due now", yn, keys("she's due now"), set()) == set()
+
+
+def test_content_words_skip_stop_words_and_numbers() -> None:
+    assert content_words("No fasting needed — you can eat before tomorrow's 8:15 draw.", _STOP) == [
+        "draw",
+        "eat",
+        "fasting",
+        "needed",
+        "tomorrow's",
+    ]
+
+
+# ---------------------------------------------------------------- clause focus and anchors
+
+
+def test_a_verdict_clause_that_restates_the_predicate_is_the_focus() -> None:
+    q = question_focus("Do I need to fast before my blood test tomorrow?", _STOP)
+    clauses = ["No fasting needed", "you can eat normally before tomorrow's 8:15 draw"]
+    corpus = _Corpus([profile(c) for c in clauses])
+    verdict, detail = _focus_clauses(clauses, q, {}, corpus)
+    assert verdict.weight == 1.0  # fasting ~ fast, needed ~ need: all of it answers
+    assert verdict.span == {"fast", "need"}
+    assert 0.0 < detail.weight < 0.5  # only "tomorrow" echoes the question
+
+
+def test_a_paraphrase_anchors_only_through_the_embedder() -> None:
+    q = question_focus("Can I get my money back?", _STOP)
+    clauses = ["a refund isn't available"]
+    corpus = _Corpus([profile(c) for c in clauses])
+    assert _focus_clauses(clauses, q, {}, corpus)[0].weight == 0.0  # no shared stem
+    near = {"refund": np.array([1.0, 0.0]), "money back": np.array([0.8, 0.6])}  # cosine 0.8
+    (c,) = _focus_clauses(clauses, q, near, corpus)
+    assert c.weight > 0.0 and "refund" in c.span
+    far = {"refund": np.array([1.0, 0.0]), "money back": np.array([0.4, 0.92])}  # cosine ~0.4
+    assert _focus_clauses(clauses, q, far, corpus)[0].weight == 0.0
+
+
+def test_the_focus_words_are_embedded_in_the_same_batch() -> None:
+    q = "Can I get my money back?"
+    a = "Sorry, a refund isn't available."
+    texts = answer_texts(a, None, q)
+    assert {"refund", "available", "money back", "money"} <= set(texts)
+    assert answer_texts(a, None, None) == [a, "Sorry, a refund isn't available"]  # no words
+
+
+# ---------------------------------------------------------------- the signal in the scorer
+
+HOTEL_Q = "What time can I check in at the hotel in Kyoto?"
+HOTEL = [
+    EvidenceItem(
+        "record",
+        "Confirmation 55-KY-0912: Hotel Kamo Riverside, 2 nights from 18 April, twin room.",
+    ),
+    EvidenceItem(
+        "rule", "Hotel Kamo Riverside: check-in from 11:00, check-out by 10:00, front desk 24 h."
+    ),
+    EvidenceItem(
+        "amenities",
+        "Hotel Kamo Riverside offers a public bath, luggage storage and bicycle rental.",
+    ),
+    EvidenceItem("question", HOTEL_Q),
+]
+HOTEL_A = "You can check in at Hotel Kamo Riverside from 11 am on 18 April."
+
+
+@pytest.mark.parametrize("embed", [None, mock_many], ids=["no-embedder", "mock"])
+def test_the_source_of_the_asked_time_beats_the_booking_the_answer_restates(embed: object) -> None:
+    def top(use: tuple[str, ...]) -> str:
+        out = score_evidence(HOTEL, HOTEL_A, embed, question=HOTEL_Q, use=use)  # type: ignore[arg-type]
+        return max(out, key=lambda s: s.score).id
+
+    # the booking shares the hotel name and the date; the property sheet states the 11:00
+    assert top(BEFORE) == "record"  # what the five signals alone say
+    assert top(SIGNALS) == "rule"
+    got = {s.id: s for s in score_evidence(HOTEL, HOTEL_A, embed, question=HOTEL_Q)}  # type: ignore[arg-type]
+    assert got["record"].signals["focus"] == 0.0
+    assert got["rule"].signals["focus"] > 0.5
+    assert got["question"].signals["focus"] == 0.0  # the question asks; it is no candidate
+
+
+def test_without_a_question_focus_is_claims() -> None:
+    for s in score_evidence(HOTEL, HOTEL_A, mock_many):
+        assert s.signals["focus"] == s.signals["claims"]
+
+
+@pytest.mark.skipif(
+    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
+)
+@pytest.mark.parametrize("scenario", ["hotel-checkin", "train-platform", "clinic-appointment"])
+def test_planted_culprits_the_focus_puts_first(scenario: str) -> None:
+    """Real planted recordings: the default puts the planted source first; the five signals
+    before ``focus`` put the record the answer restates first (rank 2)."""
+    truth = json.loads((CASES / f"{scenario}.truth.json").read_text("utf-8"))
+    run = Run(load(str(CASES / f"{scenario}.recording.json")))
+    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    step = truth["atStep"]
+    top = localize(run, at_step=step, embedder=emb).suspects[0]
+    planted = truth["planted"]
+    assert (top.source, top.kind) == (planted["source"], planted["kind"])
+    full = localize(run, at_step=step, embedder=emb, ranking="upstream", max_suspects=10**6)
+    before, _ = evidence_first(
+        full.suspects, run.commit_log, step, lambda ts: embed_many(emb, ts), use=BEFORE
+    )
+    assert (before[0].source, before[0].kind) != (planted["source"], planted["kind"])
+    assert (before[1].source, before[1].kind) == (planted["source"], planted["kind"])
