@@ -193,3 +193,16 @@ def test_evidence_first_without_answer_text_keeps_upstream_order() -> None:
     rep = localize(loaded, at_step="seed#0", upstream=True)
     order, ev = evidence_first(rep.suspects, log, "no-such-step", mock_many)
     assert order == rep.suspects and all(e.score is None for e in ev)
+
+
+def test_claim_shape_does_not_take_the_month_may_for_a_modal() -> None:
+    # "15 May" is a date in a record, not permission: the month made data records look like rules
+    items = [
+        EvidenceItem("festival", "Aoi Matsuri takes place in Kyoto on 15 May."),
+        EvidenceItem("launch", "The fleet moves to nginx 1.27 on May 12, 2026."),
+        EvidenceItem("permit", "Guests may check in from 15:00."),
+    ]
+    out = by_id(score_evidence(items, "You can check in from 3 pm.", None))
+    assert out["festival"].signals["claimShape"] == 0.0
+    assert out["launch"].signals["claimShape"] == 0.0
+    assert out["permit"].signals["claimShape"] == 1.0

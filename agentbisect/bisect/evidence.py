@@ -264,7 +264,7 @@ _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
 # words that make a sentence a rule or a claim about what holds (modal verbs, obligations,
 # entitlements) rather than a record of data; see ``_claim_shape``
 _MODAL = (
-    r"(?i)\b(?:must|may|might|can|cannot|can't|should|shall|need|needs|required|requires|"
+    r"(?i)\b(?:must|(?<!\d\s)may(?!\s+\d)|might|can|cannot|can't|should|shall|need|needs|required|requires|"
     r"allowed|entitled|eligible|always|never)\b"
 )
 _SENTENCE = r"(?<=[.;!?])\s+|\n+"
