@@ -176,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-traces", action="store_true", help="skip the trace-importer corpus")
     args = ap.parse_args(argv)
     names = [e for e in args.embedders.split(",") if e]
+    # afp's default is wordllama when the extra is installed: whichever order the list is in,
+    # that embedder's evidence-first row is the one marked and compared with the traces
+    if "wordllama" in names:
+        names = [e for e in names if e != "wordllama"] + ["wordllama"]
     truths = [json.loads(p.read_text("utf-8")) for p in sorted(CASES.glob("*.truth.json"))]
     if not truths:
         print(f"no cases in {CASES}; run benchmarks/planted/generate.py", file=sys.stderr)
