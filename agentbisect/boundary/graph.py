@@ -315,9 +315,8 @@ def count_step_graph(events: list[DomainEvent]) -> tuple[int, int]:
         elif type(ev) is SubflowEntry:
             if ev.slotKind is UNSET and ev.isAgentInternal is not True:
                 nodes += 1
-        elif type(ev) is DecisionBranch:
-            if ev.isAgentInternal is not True:
-                nodes += 1
+        elif type(ev) is DecisionBranch and ev.isAgentInternal is not True:
+            nodes += 1
     return nodes, malformed
 
 
