@@ -76,7 +76,7 @@ def aggregate(
         parents=parents,
         strip=run.step_strip(drill),
         flags=run.flags,
-        llm_calls=call_rows(run.events)[0],
+        llm_calls=call_rows(run.events, tool_rows=False)[0],
         localizable=_localizable(run),
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,

@@ -96,10 +96,17 @@ def streams(draw: st.DrawFn) -> list[DomainEvent]:
         elif kind == 7:
             ev = ContextInjected(runtimeStageId=rid, slot="messages", source="rag")
         elif kind == 8:
-            ev = LlmStart(runtimeStageId=rid, actorArrow=draw(arrows))
+            ev = LlmStart(
+                runtimeStageId=draw(maybe([rid, "llm#0"])),
+                actorArrow=draw(arrows),
+                model=draw(maybe([UNSET, "m", 5])),
+                ts=i,
+            )
         elif kind == 9:
             ev = LlmEnd(
-                runtimeStageId=rid,
+                runtimeStageId=draw(maybe([rid, "llm#0"])),
+                ts=i,
+                stopReason=draw(maybe([UNSET, "stop", "error"])),
                 usage=draw(maybe([UNSET, Usage(1, 2)])),
                 actorArrow=draw(arrows),
                 content=draw(maybe([UNSET, "", "answer"])),
@@ -108,7 +115,12 @@ def streams(draw: st.DrawFn) -> list[DomainEvent]:
             nd = draw(maybe([UNSET, None, False, True, "x"]))
             call = draw(maybe([UNSET, "call-1"]))
             if kind == 10:
-                ev = ToolStart(runtimeStageId=rid, toolCallId=call, notDispatched=nd)
+                ev = ToolStart(
+                    runtimeStageId=rid,
+                    toolCallId=call,
+                    notDispatched=nd,
+                    toolName=draw(maybe([UNSET, "search", "lookup"])),
+                )
             else:
                 ev = ToolEnd(runtimeStageId=rid, toolCallId=call, notDispatched=nd)
         elif kind == 12:
