@@ -2,6 +2,7 @@
 
     python benchmarks/otlp_facts.py raw FILE     # (b) find every span, skip every value
     python benchmarks/otlp_facts.py facts FILE   # (c) the facts ``afp aggregate --json`` shows
+    python benchmarks/otlp_facts.py facts-inputs FILE   # (c') (c) + each call's input read
 
 Both run as whole processes and import nothing but msgspec and the standard library (start-up
 is part of what they cost), and read the file the same way (one ``mmap``, each line decoded
@@ -17,6 +18,10 @@ from a view of it, no copy).
   calls numbered in span start order (what ``--at-llm`` counts). The input messages, system
   instructions, tool arguments and results are never parsed. Writes the facts as one JSON
   document to stdout.
+- ``facts-inputs``: ``facts`` plus each LLM span's input messages and system instructions
+  decoded (roles, part types and ids: what splitting a call's input into its sources reads;
+  afp's commit count and ``inCommitLog`` depend on that). It counts the parts; it does not
+  apply afp's source rules.
 
 How ``facts`` is made fast (each step measured in instructions with callgrind): attributes are a
 msgspec tagged union on ``key``, so the key is matched in C (no key string made, no hash) and
@@ -103,7 +108,7 @@ class Tagged(Struct, tag_field="key", gc=False):
     slot: ClassVar[int]  # where facts() files it
 
 
-OP, REQ_MODEL, RESP_MODEL, T_IN, T_OUT, FINISH, OUT_MSGS, NAME, UNREAD = range(9)
+OP, REQ_MODEL, RESP_MODEL, T_IN, T_OUT, FINISH, OUT_MSGS, NAME, INPUT, SYSTEM, UNREAD = range(11)
 
 
 def _tagged(key: str, slot: int, value: Any = None) -> type[Tagged]:
@@ -149,28 +154,33 @@ UNREAD_KEYS = [
     "server.port",
     "error.type",
 ]
-ATTRIBUTE = Union[tuple([*READ.values(), *(_tagged(k, UNREAD) for k in UNREAD_KEYS)])]  # noqa: UP007
+# facts-inputs reads these two as well (the rest of the list is the same)
+INPUT_KEYS = {
+    "gen_ai.input.messages": _tagged("gen_ai.input.messages", INPUT, StrValue),
+    "gen_ai.system_instructions": _tagged("gen_ai.system_instructions", SYSTEM, StrValue),
+}
 
 
-class FactSpan(Struct, gc=False):
-    spanId: str = ""
-    parentSpanId: str = ""
-    startTimeUnixNano: int = 0
-    endTimeUnixNano: int = 0
-    attributes: list[ATTRIBUTE] = []  # type: ignore[valid-type]
-    status: Status | None = None
-
-
-class FactScopeSpans(Struct, gc=False):
-    spans: list[FactSpan] = []
-
-
-class FactResourceSpans(Struct, gc=False):
-    scopeSpans: list[FactScopeSpans] = []
-
-
-class FactRequest(Struct, gc=False):
-    resourceSpans: list[FactResourceSpans] = []
+def _request_type(read: dict[str, type[Tagged]], name: str) -> type[Struct]:
+    """The export request with attributes as a union of the ``read`` classes and the unread
+    keys' (skipped) classes."""
+    unread = [_tagged(k, UNREAD) for k in UNREAD_KEYS if k not in read]
+    attribute = Union[tuple([*read.values(), *unread])]  # noqa: UP007
+    span = msgspec.defstruct(
+        f"{name}Span",
+        [
+            ("spanId", str, ""),
+            ("parentSpanId", str, ""),
+            ("startTimeUnixNano", int, 0),
+            ("endTimeUnixNano", int, 0),
+            ("attributes", list[attribute], []),  # type: ignore[valid-type]
+            ("status", Status | None, None),
+        ],
+        gc=False,
+    )
+    scope = msgspec.defstruct(f"{name}Scope", [("spans", list[span], [])], gc=False)
+    resource = msgspec.defstruct(f"{name}Resource", [("scopeSpans", list[scope], [])], gc=False)
+    return msgspec.defstruct(f"{name}Request", [("resourceSpans", list[resource], [])], gc=False)
 
 
 class AnySpan(Struct, gc=False):  # the general path: any key, values Raw
@@ -204,6 +214,16 @@ class OutMessage(Struct, gc=False):
     finish_reason: str | None = None
 
 
+class InPart(Struct, gc=False):
+    type: str = ""
+    id: str | None = None
+
+
+class InMessage(Struct, gc=False):
+    role: str = ""
+    parts: list[InPart] = []
+
+
 class LlmFacts(Struct, gc=False):
     span: str
     start: int
@@ -214,6 +234,7 @@ class LlmFacts(Struct, gc=False):
     finish: str | None
     tools: list[str]
     failed: bool
+    sources: int | None = None  # facts-inputs: message parts + system-instruction parts read
 
 
 class ToolFacts(Struct, gc=False):
@@ -244,13 +265,20 @@ class Facts(Struct, gc=False):
 
 
 REQUEST = msgspec.json.Decoder(Request)
-FACT_REQUEST = msgspec.json.Decoder(FactRequest, strict=False)  # "123" -> 123 (times, tokens)
+READ_INPUTS = {**READ, **INPUT_KEYS}
+# strict=False: "123" -> 123 in C (times, token counts)
+FACT_REQUEST = {
+    False: msgspec.json.Decoder(_request_type(READ, "Fact"), strict=False),
+    True: msgspec.json.Decoder(_request_type(READ_INPUTS, "Input"), strict=False),
+}
 ANY_REQUEST = msgspec.json.Decoder(AnyRequest, strict=False)
 VALUE_OF = {
     cls: msgspec.json.Decoder(cls.__annotations__["value"], strict=False).decode
-    for cls in READ.values()
+    for cls in READ_INPUTS.values()
 }
 OUT = msgspec.json.Decoder(list[OutMessage]).decode
+INPUTS = msgspec.json.Decoder(list[InMessage]).decode
+SYSTEM_PARTS = msgspec.json.Decoder(list[InPart]).decode
 
 
 def lines(path: str) -> Iterator[memoryview]:
@@ -282,7 +310,7 @@ def count_spans(path: str) -> int:
     return n
 
 
-def _general(line: memoryview) -> FactRequest:
+def _general(line: memoryview, read: dict[str, type[Tagged]]) -> Any:
     """A line with a key the union does not list, read as the union would have read it."""
     req = ANY_REQUEST.decode(line)
     for rs in req.resourceSpans:
@@ -290,36 +318,37 @@ def _general(line: memoryview) -> FactRequest:
             for sp in ss.spans:
                 attrs: list[Any] = []
                 for a in sp.attributes:
-                    cls = READ.get(a.key)
+                    cls = read.get(a.key)
                     if cls is not None:
                         attrs.append(cls(value=VALUE_OF[cls](a.value)))  # type: ignore[call-arg]
                 sp.attributes = attrs  # type: ignore[assignment]
-    return req  # type: ignore[return-value]
+    return req
 
 
-def fact_requests(path: str) -> Iterator[FactRequest]:
-    decode = FACT_REQUEST.decode
+def fact_requests(path: str, inputs: bool) -> Iterator[Any]:
+    decode = FACT_REQUEST[inputs].decode
+    read = READ_INPUTS if inputs else READ
     for line in lines(path):
         try:
             yield decode(line)
         except msgspec.ValidationError:
-            yield _general(line)
+            yield _general(line, read)
 
 
-def facts(path: str) -> Facts:
+def facts(path: str, inputs: bool = False) -> Facts:
     llm: list[LlmFacts] = []
     tools: list[ToolFacts] = []
     agents: list[Boundary] = []
     parent_of: dict[str, str] = {}
     n = 0
-    for req in fact_requests(path):
+    for req in fact_requests(path, inputs):
         for rs in req.resourceSpans:
             for ss in rs.scopeSpans:
                 for sp in ss.spans:
                     n += 1
                     if sp.parentSpanId:
                         parent_of[sp.spanId] = sp.parentSpanId
-                    vals: list[Any] = [None] * 9
+                    vals: list[Any] = [None] * 11
                     for a in sp.attributes:
                         vals[a.slot] = a.value
                     op = vals[OP]
@@ -342,6 +371,15 @@ def facts(path: str) -> Facts:
                         if fin is not None and fin.arrayValue and fin.arrayValue.values:
                             finish = fin.arrayValue.values[0].stringValue
                         t_in, t_out = vals[T_IN], vals[T_OUT]
+                        sources = None
+                        if inputs:  # what splitting the call's input into sources reads
+                            sources = 0
+                            msgs, system = vals[INPUT], vals[SYSTEM]
+                            if msgs is not None and msgs.stringValue is not None:
+                                for m in INPUTS(msgs.stringValue):
+                                    sources += len(m.parts)
+                            if system is not None and system.stringValue is not None:
+                                sources += len(SYSTEM_PARTS(system.stringValue))
                         llm.append(
                             LlmFacts(
                                 sp.spanId,
@@ -353,6 +391,7 @@ def facts(path: str) -> Facts:
                                 finish,
                                 asked,
                                 failed,
+                                sources,
                             )
                         )
                     elif op == "execute_tool":
@@ -419,11 +458,12 @@ def main() -> None:
     mode, path = sys.argv[1], sys.argv[2]
     if mode == "raw":
         sys.stdout.write(f"{count_spans(path)}\n")
-    elif mode == "facts":
+    elif mode in ("facts", "facts-inputs"):
         gc.disable()  # (every object it keeps is acyclic; see gc=False above)
-        sys.stdout.buffer.write(msgspec.json.encode(facts(path)) + b"\n")
+        got = facts(path, inputs=mode == "facts-inputs")
+        sys.stdout.buffer.write(msgspec.json.encode(got) + b"\n")
     else:
-        raise SystemExit(f"unknown mode {mode!r} (raw or facts)")
+        raise SystemExit(f"unknown mode {mode!r} (raw, facts or facts-inputs)")
 
 
 if __name__ == "__main__":

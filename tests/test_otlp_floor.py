@@ -27,9 +27,9 @@ def trace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _facts(path: Path) -> Any:
+def _facts(path: Path, mode: str = "facts") -> Any:
     out = subprocess.run(
-        [sys.executable, otlp_floor.FACTS, "facts", str(path)], capture_output=True, check=True
+        [sys.executable, otlp_floor.FACTS, mode, str(path)], capture_output=True, check=True
     )
     return json.loads(out.stdout)
 
@@ -76,6 +76,21 @@ def test_a_disagreement_is_reported(trace: Path, tmp_path: Path) -> None:
             otlp_floor.check(trace, str(trace.parent))
     finally:
         otlp_floor.FACTS = old
+
+
+def test_facts_inputs_add_only_the_source_counts(trace: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, otlp_floor.FACTS, "facts-inputs", str(trace)],
+        capture_output=True,
+        check=True,
+    )
+    with_inputs = json.loads(out.stdout)
+    counts = [c.pop("sources") for c in with_inputs["llmCalls"]]
+    plain = _facts(trace)
+    assert all(c.pop("sources") is None for c in plain["llmCalls"])
+    assert with_inputs == plain
+    # one user message, then up to six messages of history (one part each), plus one system part
+    assert counts[0] == 2 and max(counts) == 7
 
 
 def test_raw_finds_every_span(trace: Path) -> None:
