@@ -296,6 +296,7 @@ def count_step_graph(events: list[DomainEvent]) -> tuple[int, int]:
     """
     nodes = malformed = 0
     for ev in events:
+        # ``type(ev)`` again in the branches that read fields: that is what mypy narrows on
         t = type(ev)
         if t is LlmStart or t is RunEntry or t is ForkBranch:
             nodes += 1
