@@ -226,6 +226,7 @@ class InMessage(Struct, gc=False):
 
 class LlmFacts(Struct, gc=False):
     span: str
+    parent: str
     start: int
     end: int
     model: str | None
@@ -239,6 +240,7 @@ class LlmFacts(Struct, gc=False):
 
 class ToolFacts(Struct, gc=False):
     span: str
+    parent: str
     start: int
     name: str | None
     failed: bool
@@ -339,6 +341,8 @@ def facts(path: str, inputs: bool = False) -> Facts:
     llm: list[LlmFacts] = []
     tools: list[ToolFacts] = []
     agents: list[Boundary] = []
+    # Parent links of the spans that are not calls (agents, chains): a call keeps its own
+    # parent, so the 100,000 call spans add no entry.
     parent_of: dict[str, str] = {}
     n = 0
     for req in fact_requests(path, inputs):
@@ -346,15 +350,15 @@ def facts(path: str, inputs: bool = False) -> Facts:
             for ss in rs.scopeSpans:
                 for sp in ss.spans:
                     n += 1
-                    if sp.parentSpanId:
-                        parent_of[sp.spanId] = sp.parentSpanId
                     vals: list[Any] = [None] * 11
                     for a in sp.attributes:
                         vals[a.slot] = a.value
                     op = vals[OP]
+                    op = op.stringValue if op is not None else None
+                    if op != "chat" and op != "execute_tool" and sp.parentSpanId:
+                        parent_of[sp.spanId] = sp.parentSpanId
                     if op is None:
                         continue
-                    op = op.stringValue
                     status = sp.status
                     failed = status is not None and status.code in (2, "STATUS_CODE_ERROR")
                     if op == "chat":
@@ -383,6 +387,7 @@ def facts(path: str, inputs: bool = False) -> Facts:
                         llm.append(
                             LlmFacts(
                                 sp.spanId,
+                                sp.parentSpanId,
                                 sp.startTimeUnixNano,
                                 sp.endTimeUnixNano,
                                 model.stringValue if model is not None else None,
@@ -399,6 +404,7 @@ def facts(path: str, inputs: bool = False) -> Facts:
                         tools.append(
                             ToolFacts(
                                 sp.spanId,
+                                sp.parentSpanId,
                                 sp.startTimeUnixNano,
                                 name.stringValue if name is not None else None,
                                 failed,
@@ -424,13 +430,13 @@ def facts(path: str, inputs: bool = False) -> Facts:
     last = max((b.end for b in agents), default=max((c.end for c in llm), default=0))
     run = Boundary("", None, "Run", first, last)
     by_span = {b.span: b for b in agents}
-    owner_of: dict[str | None, Boundary | None] = {}  # direct parent -> nearest agent span above
+    owner_of: dict[str, Boundary | None] = {}  # direct parent -> nearest agent span above
 
-    def owner(span: str) -> Boundary | None:
-        parent = parent_of.get(span)
+    def owner(parent: str) -> Boundary | None:
         if parent in owner_of:  # one dict hit for nearly every call
             return owner_of[parent]
-        p, found, hops = parent, None, 0
+        p: str | None = parent or None
+        found, hops = None, 0
         while p is not None and found is None and hops < 64:
             found = by_span.get(p)
             p, hops = parent_of.get(p), hops + 1
@@ -442,13 +448,13 @@ def facts(path: str, inputs: bool = False) -> Facts:
     run.tokensOut = sum(c.tokensOut or 0 for c in llm)
     if agents:  # (nested agents count toward the nearest one only: this trace has one)
         for c in llm:
-            b = owner(c.span)
+            b = owner(c.parent)
             if b is not None:
                 b.llmCalls += 1
                 b.tokensIn += c.tokensIn or 0
                 b.tokensOut += c.tokensOut or 0
         for t in tools:
-            b = owner(t.span)
+            b = owner(t.parent)
             if b is not None:
                 b.toolCalls += 1
     return Facts(n, run, agents, llm, tools)
