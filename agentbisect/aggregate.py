@@ -10,11 +10,12 @@ from msgspec import UNSET
 from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
-from agentbisect.load import decode_commit_log
+from agentbisect.load import decode_commit_log, run_deep
 from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
 from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
+from agentbisect.schema.recording import CommitBundle
 from agentbisect.suggest import say_nearest
 
 
@@ -75,7 +76,7 @@ def aggregate(
         parents=parents,
         strip=run.step_strip(drill),
         flags=run.flags,
-        llm_calls=call_rows(run.events)[0],
+        llm_calls=call_rows(run.events, tool_rows=False)[0],
         localizable=_localizable(run),
         show_all=show_all,
         calls=per_call(run) if meta is not None else None,
@@ -85,10 +86,34 @@ def aggregate(
 
 
 def _localizable(run: Run) -> set[str]:
-    """The step ids with a commit (what ``--at-step`` takes), from a decode of the log that is
-    let go: the indexed log (``run.commit_log``) stayed on the run although aggregate reads
-    nothing else of it (a 100,000-span trace: 601 -> 516 MiB at the end of the aggregate)."""
-    return {b.runtimeStageId for b in decode_commit_log(run.loaded)}
+    """The step ids with a commit (what ``--at-step`` takes).
+
+    The indexed log (``run.commit_log``) would stay on the run although aggregate reads nothing
+    else of it, and even a whole decode that is let go lifted the peak by its size (a
+    100,000-span trace: +73 MiB): the bundles are decoded one at a time, each with the type the
+    whole decode uses, so any bundle it would refuse is refused here too, with the same error
+    (``decode_commit_log`` raises it)."""
+    raw = run.loaded.commit_log_raw()
+    if raw is None:
+        return set()
+
+    def step_ids() -> set[str] | None:
+        try:
+            items = _ITEMS.decode(raw)
+            one = _BUNDLE.decode
+            return set() if items is None else {one(item).runtimeStageId for item in items}
+        except (msgspec.MsgspecError, RecursionError):
+            return None
+
+    # Deep-stack thread as for the whole decode: a bundle's values may nest deeply.
+    ids = run_deep(step_ids)
+    if ids is None:  # refused: let the whole decode say why, exactly as it always did
+        ids = {b.runtimeStageId for b in decode_commit_log(run.loaded)}
+    return ids
+
+
+_ITEMS = msgspec.json.Decoder(list[msgspec.Raw] | None)
+_BUNDLE = msgspec.json.Decoder(CommitBundle)
 
 
 def per_call(run: Run) -> list[dict[str, Any]]:

@@ -143,6 +143,17 @@ class Run:
         return build_step_graph(self.events)
 
     @cached_property
+    def step_graph_counts(self) -> tuple[int, int]:
+        """(nodes, malformed events) of the step graph, counted without building it when it is
+        not built already: the flags and ``source()`` need only these."""
+        graph = self.__dict__.get("step_graph")
+        if graph is not None:
+            return len(graph.nodes), graph.malformed
+        from agentbisect.boundary.graph import count_step_graph
+
+        return count_step_graph(self.events)
+
+    @cached_property
     def _totals(self) -> PathTotals:
         # One pass over the events serves both the boundary rollups and the run row. Imported
         # here: bisect and events never ask for them.
@@ -393,7 +404,7 @@ class Run:
                     "event stream (the boundary row lacked them): they have no commit position",
                 )
             )
-        malformed = self.step_graph.malformed if lo.domain is not None else 0
+        malformed = self.step_graph_counts[1] if lo.domain is not None else 0
         problems = []
         if malformed:
             problems.append(
@@ -467,7 +478,7 @@ class Run:
                 "commits": self.commit_count,
                 "ranges": self.index.size,
                 "aggregates": len(self.aggregates),
-                "stepNodes": len(self.step_graph.nodes),
+                "stepNodes": self.step_graph_counts[0],
                 "unknownTypes": dom.unknown_types if dom else 0,
                 "malformed": dom.malformed if dom else 0,
             },

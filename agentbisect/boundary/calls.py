@@ -56,8 +56,12 @@ def _text(value: Any) -> str:
     return value if len(value) <= RESULT_CHARS else value[: RESULT_CHARS - 1] + "…"
 
 
-def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCallRow]]:
-    """The LLM calls and the dispatched tool calls, in stream order."""
+def call_rows(
+    events: list[DomainEvent], *, tool_rows: bool = True
+) -> tuple[list[LlmCallRow], list[ToolCallRow]]:
+    """The LLM calls and the dispatched tool calls, in stream order. ``tool_rows=False`` gives
+    the same LLM rows and no tool rows (``afp aggregate`` shows only the former): the tool rows,
+    each result decoded and shortened, were ~40% of the fold."""
     llm: list[LlmCallRow] = []
     tools: list[ToolCallRow] = []
     open_llm: dict[str, tuple[LlmCallRow, Any]] = {}
@@ -90,6 +94,10 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
             if not ev.dispatched:
                 continue
             name = ev.toolName if isinstance(ev.toolName, str) else ""
+            if not tool_rows:
+                if last_llm is not None:
+                    last_llm.tools.append(name)
+                continue
             t = ToolCallRow(
                 index=len(tools),
                 step=rid,
@@ -100,7 +108,7 @@ def call_rows(events: list[DomainEvent]) -> tuple[list[LlmCallRow], list[ToolCal
             if last_llm is not None:
                 last_llm.tools.append(name)
             open_tool[ev.toolCallId if isinstance(ev.toolCallId, str) else rid] = t
-        elif type(ev) is ToolEnd:
+        elif type(ev) is ToolEnd and tool_rows:
             done = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)
             if done is None:
                 continue

@@ -286,6 +286,41 @@ def build_step_graph(events: list[DomainEvent]) -> StepGraph:
     return g
 
 
+def count_step_graph(events: list[DomainEvent]) -> tuple[int, int]:
+    """How many nodes ``build_step_graph`` makes of ``events`` and how many events it skips as
+    malformed, without making them: the flags and the counts ``afp aggregate`` shows need only
+    these two numbers, and the graph of a 100,000-span trace was ~117 MiB and 0.7 s.
+
+    Mirrors every branch of the fold that appends a node or counts a malformed event
+    (tests/test_step_graph_counts.py holds the two equal).
+    """
+    nodes = malformed = 0
+    for ev in events:
+        # ``type(ev)`` again in the branches that read fields: that is what mypy narrows on
+        t = type(ev)
+        if t is LlmStart or t is RunEntry or t is ForkBranch:
+            nodes += 1
+        elif t is ToolEnd:
+            continue
+        elif type(ev) is LlmEnd:
+            if ev.usage is UNSET:
+                malformed += 1
+            elif ev.actorArrow == "llm→user":
+                nodes += 1
+        elif type(ev) is ToolStart:
+            if ev.dispatched:
+                if ev.toolCallId is UNSET:
+                    malformed += 1
+                else:
+                    nodes += 1
+        elif type(ev) is SubflowEntry:
+            if ev.slotKind is UNSET and ev.isAgentInternal is not True:
+                nodes += 1
+        elif type(ev) is DecisionBranch and ev.isAgentInternal is not True:
+            nodes += 1
+    return nodes, malformed
+
+
 def _s(value: Any) -> str:
     """JS string interpolation of a value (``${x}``) for the ids upstream builds."""
     if value is UNSET or value is None:
