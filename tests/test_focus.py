@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agentbisect.bisect import focus as focus_module
 from agentbisect.bisect import wordllama_embed
 from agentbisect.bisect.embed import MockEmbedder
 from agentbisect.bisect.embedders import embed_many, resolve_embedder
@@ -79,6 +80,46 @@ def test_yes_no_and_why_questions() -> None:
     assert f.kind == "yesno" and "due" in f.predicate and f.nouns == ()
     assert question_focus("Why hasn't my bitcoin withdrawal arrived yet?", _STOP).kind == "reason"
     assert question_focus("Tell me about the refund policy.", _STOP).kind == "open"
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "kept"),
+    [
+        # be + subject + complement: the complement's word stays with the predicate
+        ("Is the dog food I bought part of the recall?", ("dog", "food"), {"part", "recall"}),
+        ("Is our nginx version affected by CVE-2026-1187?", ("nginx", "version"), {"affected"}),
+        ("Is my dog due for her rabies shot?", ("dog",), {"due", "rabies shot"}),
+        ("Is the science museum open on Monday?", ("museum", "science"), {"open"}),
+        # any other auxiliary: subject + verb form, only the first word is surely the subject
+        ("Will my domain renew automatically before it expires?", ("domain",), {"renew"}),
+        ("Why hasn't my bitcoin withdrawal arrived yet?", ("bitcoin",), {"withdrawal"}),
+    ],
+)
+def test_the_subject_is_left_out_of_the_predicate(
+    question: str, subject: tuple[str, ...], kept: set[str]
+) -> None:
+    f = question_focus(question, _STOP)
+    assert f.subject == subject
+    assert kept <= set(f.predicate)
+    assert not any(set(u.split()) & set(subject) for u in f.predicate)
+
+
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("What is the rate limit for the search API on the free tier?", "rate limit"),  # asked
+        ("My basement flooded after a pipe burst. Is that covered by my home policy?", "covered"),
+        # the object of the verb is no subject: its words stay (a known limit)
+        ("Can we deploy the payments service to production tomorrow?", "payments service"),
+        ("Is it safe to hike Mount Kessel on Saturday?", "safe"),
+    ],
+)
+def test_no_subject_without_an_article_or_possessive_after_the_auxiliary(
+    question: str, kept: str
+) -> None:
+    f = question_focus(question, _STOP)
+    assert f.subject == ()
+    assert kept in f.predicate
 
 
 def test_times_and_dates_normalise() -> None:
@@ -190,6 +231,36 @@ def test_the_source_of_the_asked_time_beats_the_booking_the_answer_restates(embe
     assert got["question"].signals["focus"] == 0.0  # the question asks; it is no candidate
 
 
+PET_Q = "Is the dog food I bought part of the recall?"
+PET = [
+    EvidenceItem("order", "Order 40-1187: Meadow Dog Adult 12 kg, lot 5-2207, bought 2 weeks ago."),
+    EvidenceItem("refunds", "Recalled products can be returned to any store for a full refund."),
+    EvidenceItem(
+        "notice", "Meadow Pet Foods recall: lots 5-2201 through 5-2210 of Adult 12 kg are affected."
+    ),
+    EvidenceItem("treats", "Sunny Paws treats recall, lots 3-110 and 3-111."),
+    EvidenceItem("question", PET_Q),
+]
+PET_A = (
+    "Yes — your lot 5-2207 falls within the recalled range for Meadow Dog Adult 12 kg. "
+    "Return it to any store for a full refund."
+)
+
+
+def test_the_subjects_record_takes_no_focus_credit(monkeypatch: pytest.MonkeyPatch) -> None:
+    def focus_of() -> dict[str, float]:
+        out = score_evidence(PET, PET_A, None, question=PET_Q)
+        return {s.id: s.signals["focus"] for s in out}
+
+    got = focus_of()
+    assert got["notice"] == 1.0 and got["order"] == 0.0  # "part of the recall" is asked
+    # without the subject split, "dog" anchors the verdict clause and the order, which names
+    # the dog food, takes the credit
+    monkeypatch.setattr(focus_module, "question_subject", lambda low, stop: [])
+    got = focus_of()
+    assert got["order"] > 0.5 and got["notice"] == 0.0
+
+
 def test_without_a_question_focus_is_claims() -> None:
     for s in score_evidence(HOTEL, HOTEL_A, mock_many):
         assert s.signals["focus"] == s.signals["claims"]
@@ -215,3 +286,25 @@ def test_planted_culprits_the_focus_puts_first(scenario: str) -> None:
     )
     assert (before[0].source, before[0].kind) != (planted["source"], planted["kind"])
     assert (before[1].source, before[1].kind) == (planted["source"], planted["kind"])
+
+
+@pytest.mark.skipif(
+    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
+)
+def test_planted_culprit_first_only_with_the_subject_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pet-food-recall: the recall notice (planted) is first; without the subject split the
+    order record of "the dog food I bought" takes the focus credit and the notice is third."""
+    truth = json.loads((CASES / "pet-food-recall.truth.json").read_text("utf-8"))
+    run = Run(load(str(CASES / "pet-food-recall.recording.json")))
+    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    p = truth["planted"]
+    planted = (p["source"], p["kind"], p["id"])
+
+    def ranked() -> list[tuple[str, str, str]]:
+        out = localize(run, at_step=truth["atStep"], embedder=emb).suspects
+        # several injections share a source: the injection id tells them apart
+        return [(s.source, s.kind, getattr(s.detail, "injectionId", None) or "") for s in out]
+
+    assert ranked()[0] == planted
+    monkeypatch.setattr(focus_module, "question_subject", lambda low, stop: [])
+    assert ranked().index(planted) == 2

@@ -24,7 +24,14 @@ import re
 
 from msgspec import Struct
 
-__all__ = ["Focus", "content_words", "question_focus", "slot_values", "time_keys"]
+__all__ = [
+    "Focus",
+    "content_words",
+    "question_focus",
+    "question_subject",
+    "slot_values",
+    "time_keys",
+]
 
 # auxiliaries that open a yes/no question
 _AUX = frozenset(
@@ -130,6 +137,12 @@ _FUNCTION = frozenset(
         "there",
     ]
 )
+# the subject of a question: articles and possessives open it (demonstratives are often
+# pronouns: "is that covered"); be-forms take subject + complement, every other auxiliary takes
+# subject + verb form ("will my domain renew", "hasn't my withdrawal arrived")
+_SUBJECT_DET = frozenset(["the", "a", "an", "my", "our", "your", "his", "her", "its", "their"])
+_BE = frozenset(["is", "are", "am", "was", "were", "isn", "aren", "wasn", "weren"])
+_PRONOUN = frozenset(["i", "we", "you", "he", "she", "it", "they"])
 _WORD = r"[^\W_]+(?:['’][^\W_]+)?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -153,13 +166,16 @@ class Focus(Struct, frozen=True):
     (when: any time or date). ``nouns``: the words the wh-phrase asks about — the run of content
     words right after it ("how many *checked bags* are …", "which *platform* does …"). ``predicate``:
     the sentence's lowercase content words and adjacent pairs of them, as written (the units whose
-    repetitions and paraphrases in the answer are its anchors).
+    repetitions and paraphrases in the answer are its anchors), without the subject's words.
+    ``subject``: the words of the phrase the question is about ("is *my dog* due …", "is *the
+    dog food* I bought part of …"; ``question_subject``), left out of the predicate.
     """
 
     kind: str
     target: str | None
     nouns: tuple[str, ...]
     predicate: tuple[str, ...]
+    subject: tuple[str, ...] = ()
 
 
 def _question_sentence(question: str) -> str:
@@ -170,6 +186,39 @@ def _question_sentence(question: str) -> str:
     head = question[:end]
     cut = max((m.end() for m in re.finditer(r"[.!?;:\n]\s+|\s[—–-]\s|[—–]", head)), default=0)
     return head[cut:].strip()
+
+
+def question_subject(low: list[str], stop: frozenset[str]) -> list[str]:
+    """The subject's words in a question's lowercase words, by the opening auxiliary's grammar.
+
+    The subject is the article or possessive phrase right after the auxiliary that opens the
+    question (within its first four words): the run of content words after the determiner. Its
+    extent, without a parser: after a be-form the run holds subject + complement ("is our nginx
+    version *affected* by"), so its last word is left to the predicate unless a pronoun ends the
+    run ("is the dog food I bought …": a relative clause follows a whole subject); after any
+    other auxiliary it holds subject + verb ("will my domain *renew* …"), so only its first word
+    is surely the subject. A wh-word before a be-form ("what is the rate limit …") makes the
+    phrase what is asked, not its subject: none then.
+    """
+    for i, lw in enumerate(low[:4]):
+        aux = lw.split("'")[0]
+        if aux not in _AUX:
+            continue
+        if (aux in _BE and i > 0) or i + 1 >= len(low) or low[i + 1] not in _SUBJECT_DET:
+            return []
+        j = i + 2
+        run: list[str] = []
+        while (
+            j < len(low) and low[j] not in stop and low[j] not in _AUX and low[j] not in _FUNCTION
+        ):
+            run.append(low[j].split("'")[0])
+            j += 1
+        if aux not in _BE:
+            return run[:1]
+        if len(run) > 1 and not (j < len(low) and low[j] in _PRONOUN):
+            return run[:-1]
+        return run
+    return []
 
 
 def question_focus(question: str, stop: frozenset[str]) -> Focus:
@@ -221,7 +270,13 @@ def question_focus(question: str, stop: frozenset[str]) -> Focus:
             if lw in stop or lw in _AUX or any(c.isdigit() for c in lw):
                 break
             nouns.append(w)
-    return Focus(kind, target, tuple(nouns), tuple(dict.fromkeys(units)))
+    # the subject's record states the entity, not what is asked of it: its words anchor no
+    # focus (unless nothing else is left to ask)
+    subject = set(question_subject(low, stop))
+    kept = [u for u in units if not subject & set(u.split())]
+    if subject and kept:
+        units = kept
+    return Focus(kind, target, tuple(nouns), tuple(dict.fromkeys(units)), tuple(sorted(subject)))
 
 
 def time_keys(text: str) -> set[str]:
