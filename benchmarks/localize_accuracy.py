@@ -261,12 +261,13 @@ def main(argv: list[str] | None = None) -> int:
         + f" ({CASES.relative_to(ROOT)}); a culprit cut by max_suspects ({MAX_SUSPECTS}) is a miss"
     )
     print(
-        f"{'embedder × ranking':<{width}}  {'top-1':>9}  {'top-3':>9}  {'MRR':>5}"
+        f"{'embedder × ranking':<{width}}  {'top-1':>11}  {'top-3':>11}  {'MRR':>5}"
         + "".join(f"   {k + ' top-1':>14}  {'top-3':>5}" for k in order[1:])
     )
 
     def cell(m: dict[str, Any], key: str) -> str:
-        return f"{m[key]:>3}/{m['n']} {100 * m[key] / m['n']:3.0f}%"
+        # one decimal: 43/48 is 89.6 %, which a whole-number "90%" would pass off as the goal
+        return f"{m[key]:>3}/{m['n']} {100 * m[key] / m['n']:5.1f}%"
 
     for i, row in enumerate(rows):
         tag = "  ← upstream baseline (--upstream)" if i == 0 else ""
@@ -277,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         for split in order[1:]:
             h = row.get(split)
             held += (
-                f"   {h['top1']:>7}/{h['n']} {100 * h['top1'] / h['n']:3.0f}%  "
+                f"   {h['top1']:>5}/{h['n']} {100 * h['top1'] / h['n']:5.1f}%  "
                 f"{h['top3']:>2}/{h['n']}"
                 if h
                 else f"   {'—':>14}  {'':>5}"
