@@ -72,7 +72,7 @@ def test_every_otel_fixture_converts_to_the_same_bytes(
         monkeypatch.setattr(synthesize, "RunRecording", recording)
         result = import_trace(path.name, path.read_bytes(), detail=detail, max_events=max_events)
         assert (result.rec.recorder.events == []) is encode
-        return conversion(result, detail).data
+        return conversion(result, detail).joined()
 
     assert convert(True) == convert(False)
 
