@@ -33,27 +33,8 @@ class _JsonBuffer:
     def __len__(self) -> int:
         return self._count
 
-    def _put(self, *values: Any) -> None:
-        """Encode ``values`` onto the end, one after the other with a colon between (one value:
-        an item; two: a key and its value); if one cannot be encoded nothing is added."""
-        self._open()
-        buf = self._buf
-        start = len(buf)
-        if self._count:
-            buf += b","
-        try:
-            for i, value in enumerate(values):
-                if i:
-                    buf += b":"
-                # (not ``encode_into``: growing the buffer itself, msgspec left ~40% more of it
-                # resident than was written; ``+=`` grows it by what is added)
-                buf += _ENCODER.encode(value)
-        except BaseException:
-            del buf[start:]
-            raise
-        self._count += 1
-
-    def _open(self) -> None:
+    def _open(self) -> bytearray:
+        """The buffer, ready for one more member (a comma written if one came before)."""
         if self._closed:
             end = len(self._buf) - len(self._close)
             try:
@@ -61,6 +42,11 @@ class _JsonBuffer:
             except BufferError:  # a Raw handed out still reads the closed buffer: keep it
                 self._buf = self._buf[:end]
             self._closed = False
+        buf = self._buf
+        if self._count:
+            buf += b","
+        self._count += 1
+        return buf
 
     def raw(self) -> msgspec.Raw:
         """The value so far, as one ``msgspec.Raw`` over the buffer (later additions do not
@@ -79,7 +65,11 @@ class JsonArray(_JsonBuffer):
 
     def append(self, item: Any) -> None:
         """Encode ``item`` (as ``msgspec.json.encode`` would) onto the end."""
-        self._put(item)
+        # Encoded first, so an item that cannot be encoded adds nothing; not ``encode_into``:
+        # growing the buffer itself, msgspec left ~40% more of it resident than was written.
+        data = _ENCODER.encode(item)
+        buf = self._open()
+        buf += data
 
 
 class JsonObject(_JsonBuffer):
@@ -92,4 +82,8 @@ class JsonObject(_JsonBuffer):
 
     def add(self, key: str, value: Any) -> None:
         """Encode the member ``key: value`` onto the end."""
-        self._put(key, value)
+        name, data = _ENCODER.encode(key), _ENCODER.encode(value)
+        buf = self._open()
+        buf += name
+        buf += b":"
+        buf += data
