@@ -79,7 +79,7 @@ def split_paragraphs(text: str) -> list[str]:
     return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
 
 
-@dataclass
+@dataclass(slots=True, weakref_slot=True)
 class Node:
     span: Span
     reading: Reading
