@@ -66,11 +66,12 @@ def record_file(
         max_events=max_events,
     )
     loaded_in = load_bytes(data, name) if imp is recording else None
-    out_bytes = conv.data
+    recorded = conv.joined()
+    out_bytes = recorded
     if gzip or (gzip is None and output.endswith(".gz")):
         out_bytes = gzip_bytes(out_bytes)
     # Load what we are about to write first: a file every afp command reads, or nothing.
-    loaded_out = load_bytes(conv.data, output)
+    loaded_out = load_bytes(recorded, output)
     write_atomic(output, out_bytes, force=force)
     return summarize(conv, loaded_in, loaded_out, compressed, size_in, len(out_bytes), max_events)
 

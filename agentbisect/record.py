@@ -37,7 +37,9 @@ import msgspec
 from msgspec import UNSET
 
 from agentbisect.boundary.embeddings import summarize_embeddings
+from agentbisect.boundary.lean import lean_event
 from agentbisect.boundary.recorder import BoundaryRecorder, Mode
+from agentbisect.encoded import JsonArray
 from agentbisect.envelope import build_envelope, stream_complete, typed_run_ids
 from agentbisect.files import gzip_bytes, write_atomic
 
@@ -105,22 +107,24 @@ class RunRecording:
         encode_events: bool = False,
     ) -> None:
         self.structure = structure
-        # Importers building long logs keep each bundle as its JSON (msgspec.Raw, written
-        # verbatim): a 100,000-span trace's log as dicts was ~75 MB more at the memory peak.
+        # Importers building long logs keep the log as its JSON, one buffer for every bundle
+        # (``JsonArray``, written verbatim): a 100,000-span trace's log as dicts was ~75 MB more
+        # at the memory peak, and as one Raw per bundle still ~10 MB more than its JSON.
         self.encode_commits = encode_commits
-        # ... and each domain event as its JSON once the recorder has appended it (the recorder
-        # never changes an event it has appended): 200,000 event dicts were ~126 MB there.
-        # Only ``run.entry``/``run.exit`` stay readable (type and ts), for ``complete()`` and
-        # the envelope's start and end.
+        # ... and the domain events likewise, each encoded once the recorder has appended it
+        # (the recorder never changes an event it has appended) and then let go by the recorder:
+        # 400,000 event dicts were ~126 MB there. Only ``run.entry``/``run.exit`` stay readable
+        # (type and ts), for ``complete()`` and the envelope's start and end. The recording's
+        # detail is applied as they are encoded (the lean projection is per event).
         self.encode_events = encode_events
-        self._sealed: list[Any] | None = None  # the recorder's list, encoded up to _sealed_upto
-        self._sealed_upto = 0
+        self._sealed: list[Any] | None = None  # the recorder's list, emptied into _events_json
+        self._events_json = JsonArray()
         self._run_marks: list[dict[str, Any]] = []
         self.detail: Mode = detail
         self.keep_embeddings = keep_embeddings
-        log: list[Any] = []
+        log: list[Any] | JsonArray = JsonArray() if encode_commits else []
         self.commit_log = log
-        # The count reads the list, not ``self``: a closure over ``self`` made the recording a
+        # The count reads the log, not ``self``: a closure over ``self`` made the recording a
         # reference cycle, so a long run's whole recording waited for the cycle collector.
         source: Callable[[], object] | None = (
             (lambda: len(log)) if commit_count == "log" else commit_count
@@ -142,10 +146,8 @@ class RunRecording:
         """Append one commit bundle to the log (the commit axis); returns its index."""
         idx = len(self.commit_log)
         row = {"idx": idx, **{k: v for k, v in bundle.items() if k != "idx"}}
-        if self.encode_commits:  # frozen now: summarized now, as to_recording would later
-            self.commit_log.append(msgspec.Raw(_ENCODER.encode(self._summ(row))))
-        else:
-            self.commit_log.append(row)
+        # frozen now when encoded: summarized now, as to_recording would later
+        self.commit_log.append(self._summ(row) if self.encode_commits else row)
         return idx
 
     def emit(self, typed: Mapping[str, Any]) -> None:
@@ -161,17 +163,17 @@ class RunRecording:
             self._seal()
 
     def _seal(self) -> None:
-        """Encode the events the recorder appended since the last call."""
-        events: list[Any] = self.recorder.events  # dicts become their JSON in place
+        """Encode the events the recorder appended since the last call, and let them go."""
+        events: list[Any] = self.recorder.events
         if events is not self._sealed:  # a new top-level run wiped the stream
-            self._sealed, self._sealed_upto, self._run_marks = events, 0, []
-        for i in range(self._sealed_upto, len(events)):
-            ev = events[i]
+            self._sealed, self._events_json, self._run_marks = events, JsonArray(), []
+        lean = self.detail == "lean"
+        for ev in events:
             t = ev.get("type")
             if t == "run.entry" or t == "run.exit":
                 self._run_marks.append({"type": t, "ts": ev.get("ts")})
-            events[i] = msgspec.Raw(_ENCODER.encode(ev))
-        self._sealed_upto = len(events)
+            self._events_json.append(lean_event(ev) if lean else ev)
+        events.clear()  # (the recorder only appends to its list, never reads it back)
 
     def _stream_marks(self) -> list[Any]:
         """What ``complete()`` and the envelope read of the domain events."""
@@ -239,18 +241,29 @@ class RunRecording:
     def to_recording(self) -> dict[str, Any]:
         """Freeze ``{snapshot, events, structure}`` (absent parts are absent keys)."""
         out: dict[str, Any] = {}
-        have_run = bool(self.recorder.events) or bool(self.commit_log) or bool(self.snapshot_base)
+        if self.encode_events:
+            self._seal()  # (events the recorder was handed directly)
+        have_run = (
+            bool(self.recorder.events)
+            or (self.encode_events and len(self._events_json) > 0)
+            or bool(self.commit_log)
+            or bool(self.snapshot_base)
+        )
         if have_run:
             snap: dict[str, Any] = {}
             for key, value in self.snapshot_base.items():
                 if key not in ("commitLog", "recorders"):
                     snap[key] = self._summ(value)
-            snap["commitLog"] = self._summ(self.commit_log)
+            log = self.commit_log
+            snap["commitLog"] = log.raw() if isinstance(log, JsonArray) else self._summ(log)
             snap.setdefault("commitValues", "full")
             others = self.snapshot_base.get("recorders")
             rows = [r for r in others if isinstance(r, Mapping)] if isinstance(others, list) else []
+            row = self.recorder.to_row(self.detail)
+            if self.encode_events:
+                row["data"] = self._events_json.raw()
             # Our row goes first: readers take the first BoundaryEvents row.
-            snap["recorders"] = [self.recorder.to_row(self.detail), *rows]
+            snap["recorders"] = [row, *rows]
             out["snapshot"] = snap
         out["events"] = [self._summ(e) for e in self.tail.items()]
         if self.structure is not UNSET:

@@ -47,8 +47,9 @@ def _chosen(truth: dict[str, Any]) -> dict[str, Any]:
 
 
 def _domain_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    # the synthesizer keeps each domain event as its JSON (msgspec.Raw)
-    return [msgspec.json.decode(e) for e in rec["snapshot"]["recorders"][0]["data"]]
+    # (``rec`` is ``Synthesis.plain()``: the synthesizer keeps the recording's parts as JSON)
+    events: list[dict[str, Any]] = rec["snapshot"]["recorders"][0]["data"]
+    return events
 
 
 def _llm_end_events(rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -60,12 +61,12 @@ def test_counts_and_tokens_match_the_truth(truth_path: Path, name: str) -> None:
     truth = _truth(truth_path)
     t = _chosen(truth)
     result = _import(truth, name)
-    meta = result.recording[IMPORT_KEY]
+    meta = result.plain()[IMPORT_KEY]
     assert meta["traceId"] == t["trace_id"]
     assert len(meta["traces"]) == truth["trace_count"]
     assert result.counts["llmCalls"] == t["counts"]["llm_calls"]
     assert result.counts["toolCalls"] == t["counts"]["tool_calls"]
-    ends = _llm_end_events(result.recording)
+    ends = _llm_end_events(result.plain())
     assert len(ends) == len(t["llm_calls"])
     for ev, call in zip(ends, t["llm_calls"], strict=True):
         usage = ev.get("usage")
@@ -104,7 +105,7 @@ def test_boundary_tree_follows_the_span_tree(truth_path: Path) -> None:
     truth = _truth(truth_path)
     t = _chosen(truth)
     result = _import(truth, truth["files"][0])
-    events = _domain_events(result.recording)
+    events = _domain_events(result.plain())
     # agents below the root are subflows; everything sits inside the root run
     assert events[0]["type"] == "run.entry" and events[-1]["type"] == "run.exit"
     root = t["span_tree"][0]
@@ -157,12 +158,12 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
     planted = _chosen(truth)["planted"]
     result = _import(truth, name)
     out = tmp_path / "run.json"
-    out.write_bytes(msgspec.json.encode(result.recording))
+    out.write_bytes(msgspec.json.encode(result.plain()))
     trigger = result.llm_steps[planted["answer_llm_call"] - 1]
     proc = afp_proc("bisect", str(out), "--at-step", trigger, "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    sources = result.recording[IMPORT_KEY]["sources"]
+    sources = result.plain()[IMPORT_KEY]["sources"]
     if planted["kind"] == "tool":
         step = next(
             s
@@ -249,14 +250,14 @@ def test_transcripts_counts_and_planted_source(truth_path: Path, name: str, tmp_
     counts = truth["counts"]
     assert result.counts["llmCalls"] == counts.get("llm_calls", counts.get("agent_steps"))
     assert result.counts["toolCalls"] == counts["tool_calls"]
-    ends = _llm_end_events(result.recording)
+    ends = _llm_end_events(result.plain())
     assert all("usage" not in e for e in ends)  # a transcript has no token counts
     out = tmp_path / "run.json"
-    out.write_bytes(msgspec.json.encode(result.recording))
+    out.write_bytes(msgspec.json.encode(result.plain()))
     proc = afp_proc("bisect", str(out), "--at-llm", "-1", "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    sources = result.recording[IMPORT_KEY]["sources"]
+    sources = result.plain()[IMPORT_KEY]["sources"]
     planted = truth["planted"]
     if planted["kind"] == "tool":
         step = next(

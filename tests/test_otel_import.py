@@ -33,8 +33,9 @@ from tests.otel_build import (
 
 
 def _events(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    # the synthesizer keeps each domain event as its JSON (msgspec.Raw)
-    return [msgspec.json.decode(e) for e in rec["snapshot"]["recorders"][0]["data"]]
+    # (``rec`` is ``Synthesis.plain()``: the synthesizer keeps the recording's parts as JSON)
+    events: list[dict[str, Any]] = rec["snapshot"]["recorders"][0]["data"]
+    return events
 
 
 def _write(tmp_path: Path, rec: dict[str, Any]) -> str:
@@ -47,7 +48,7 @@ def test_refund_trace_steps_reads_and_counts() -> None:
     r = import_trace("t.json", refund_otlp())
     assert r.llm_steps == ["chat#1", "chat#4"]
     assert r.tool_steps == ["execute_tool:get_refund_policy#2"]
-    log = [msgspec.json.decode(b) for b in r.recording["snapshot"]["commitLog"]]
+    log = r.plain()["snapshot"]["commitLog"]
     assert [c["runtimeStageId"] for c in log] == [
         "system-instructions.p1#1",
         "system-instructions.p2#1",
@@ -60,7 +61,7 @@ def test_refund_trace_steps_reads_and_counts() -> None:
     ]
     reads = {
         n["runtimeStageId"]: list(n["stageReads"])
-        for n in r.recording["snapshot"]["executionTree"]["children"]
+        for n in r.plain()["snapshot"]["executionTree"]["children"]
     }
     assert reads["execute_tool:get_refund_policy#2"] == ["out:chat#1"]
     assert reads["chat#4"] == [
@@ -73,11 +74,11 @@ def test_refund_trace_steps_reads_and_counts() -> None:
         "doc:doc-a",
     ]
     # only the weaker links are listed: the assistant output and the tool result match by id
-    assert r.recording[IMPORT_KEY]["matches"] == [
+    assert r.plain()[IMPORT_KEY]["matches"] == [
         {"reader": "chat#4", "source": "retrieval#3", "by": "content"}
     ]
     assert [f for f, _ in r.flags] == ["synthesized-commit-axis", "matched-by-content"]
-    sources = r.recording[IMPORT_KEY]["sources"]
+    sources = r.plain()[IMPORT_KEY]["sources"]
     assert sources["message:user.0#1"] == {
         "kind": "message",
         "messageIndex": 0,
@@ -86,16 +87,16 @@ def test_refund_trace_steps_reads_and_counts() -> None:
         "text": QUESTION,
     }
     assert sources["system-instructions.p2#1"]["text"] == "Always cite the refund policy."
-    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    ends = [e for e in _events(r.plain()) if e["type"] == "llm.end"]
     assert [e["usage"] for e in ends] == [
         {"input": 120, "output": 18},
         {"input": 210, "output": 25},
     ]
     assert ends[1]["content"] == ANSWER
-    tool_end = next(e for e in _events(r.recording) if e["type"] == "tool.end")
+    tool_end = next(e for e in _events(r.plain()) if e["type"] == "tool.end")
     assert tool_end["result"] == POLICY and tool_end["toolCallId"] == "call_1"
     injected = [
-        e for e in _events(r.recording) if e["type"] == "context.injected" and e["source"] == "rag"
+        e for e in _events(r.plain()) if e["type"] == "context.injected" and e["source"] == "rag"
     ]
     assert [(e["sourceId"], e["retrievalScore"], e["contentSummary"]) for e in injected] == [
         ("doc-a", 0.91, DOC_A)
@@ -196,12 +197,12 @@ def test_older_conventions_per_message_log_records_and_indexed_attributes() -> N
         }
     ]
     r = import_trace("t.json", json.dumps(doc).encode())
-    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    ends = [e for e in _events(r.plain()) if e["type"] == "llm.end"]
     assert [(e["content"], e["usage"]) for e in ends] == [
         ("hello", {"input": 7, "output": 3}),
         ("hello twice", {"input": 5, "output": 2}),
     ]
-    assert r.recording[IMPORT_KEY]["sources"]["system-instructions.p1#1"]["text"] == "Be brief."
+    assert r.plain()[IMPORT_KEY]["sources"]["system-instructions.p1#1"]["text"] == "Be brief."
     assert "content-not-captured" not in [f for f, _ in r.flags]
 
 
@@ -261,7 +262,7 @@ def test_logs_in_a_second_file_join_by_span_id() -> None:
         "t.json", json.dumps(export([chat])).encode(), logs=[("l.json", json.dumps(logs).encode())]
     )
     assert "content-not-captured" not in [f for f, _ in joined.flags]
-    assert [e["content"] for e in _events(joined.recording) if e["type"] == "llm.end"] == ["a!"]
+    assert [e["content"] for e in _events(joined.plain()) if e["type"] == "llm.end"] == ["a!"]
 
 
 def test_openinference_llm_tool_and_retriever_spans() -> None:
@@ -343,7 +344,7 @@ def test_openinference_llm_tool_and_retriever_spans() -> None:
     r = import_trace("t.json", json.dumps(export([llm1, tool, retr, llm2, agent])).encode())
     assert r.llm_steps == ["ChatCompletion#1", "ChatCompletion#4"]
     assert r.tool_steps == ["execute_tool:weather#2"]
-    by = {(m["reader"], m["source"]): m["by"] for m in r.recording[IMPORT_KEY]["matches"]}
+    by = {(m["reader"], m["source"]): m["by"] for m in r.plain()[IMPORT_KEY]["matches"]}
     # the tool span has no call id: its result is matched to the tool message by content
     assert by[("ChatCompletion#4", "execute_tool:weather#2")] == "content"
     assert by[("execute_tool:weather#2", "ChatCompletion#1")] == "content"
@@ -373,11 +374,11 @@ def test_no_content_ranks_by_structure(tmp_path: Path) -> None:
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only" in note
     reads = {
         n["runtimeStageId"]: list(n["stageReads"])
-        for n in r.recording["snapshot"]["executionTree"]["children"]
+        for n in r.plain()["snapshot"]["executionTree"]["children"]
     }
     assert reads["chat#4"] == ["out:chat#1", "tool:call_1"]
     report = json.loads(
-        afp_proc("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+        afp_proc("bisect", _write(tmp_path, r.plain()), "--at-llm", "-1", "--json").stdout
     )
     assert [(s["kind"], s["source"]) for s in report["suspects"]] == [
         ("stage", "chat#1"),
@@ -391,13 +392,13 @@ def test_several_traces_pick_the_last_ended_root_or_the_named_one() -> None:
     doc = export(refund_spans(other, offset=500) + refund_spans())
     data = json.dumps(doc).encode()
     r = import_trace("t.json", data)
-    assert r.recording[IMPORT_KEY]["traceId"] == other
+    assert r.plain()[IMPORT_KEY]["traceId"] == other
     note = dict(r.flags)["multiple-runs"]
     assert note.startswith(
         "the file holds 2 traces (0af7651916cd43dd8448eb211c80319c (invoke_agent refund_agent), "
     )
     picked = import_trace("t.json", data, trace_id=TRACE.upper())
-    assert picked.recording[IMPORT_KEY]["traceId"] == TRACE
+    assert picked.plain()[IMPORT_KEY]["traceId"] == TRACE
     assert "multiple-runs" not in [f for f, _ in picked.flags]
     with pytest.raises(UsageError, match="no trace 'abc'"):
         import_trace("t.json", data, trace_id="abc")
@@ -409,7 +410,7 @@ def test_json_lines_base64_ids_and_enum_names() -> None:
     spans = refund_spans()
     lines = b"\n".join(json.dumps(export([s])).encode() for s in spans)
     r = import_trace("t.jsonl", lines)
-    assert r.recording[IMPORT_KEY]["format"] == "OTLP/JSON Lines"
+    assert r.plain()[IMPORT_KEY]["format"] == "OTLP/JSON Lines"
     assert r.llm_steps == ["chat#1", "chat#4"]
     b64 = base64.b64encode(bytes.fromhex("0123456789abcdef")).decode()
     one = span(b64, "chat x", 0, 1, {"gen_ai.operation.name": "chat"})
@@ -417,7 +418,7 @@ def test_json_lines_base64_ids_and_enum_names() -> None:
     one["traceId"] = base64.b64encode(bytes.fromhex(TRACE)).decode()
     r2 = import_trace("t.json", json.dumps(export([one])).encode())
     assert r2.llm_steps == ["chat#0"]
-    assert r2.recording[IMPORT_KEY]["traceId"] == TRACE
+    assert r2.plain()[IMPORT_KEY]["traceId"] == TRACE
 
 
 # --------------------------------------------------------------------------- bad input
@@ -438,7 +439,7 @@ def test_malformed_attributes_are_kept_out_with_a_flag() -> None:
     assert "'gen_ai.usage.cache'" in notes[0] and "c000000000000001" in notes[0]
     assert "gen_ai.usage.output_tokens is not a token count ('eighteen')" in notes[1]
     assert "gen_ai.input.messages" in notes[2] and "c000000000000002" in notes[2]
-    ends = [e for e in _events(r.recording) if e["type"] == "llm.end"]
+    ends = [e for e in _events(r.plain()) if e["type"] == "llm.end"]
     assert ends[0]["usage"] == {"input": 120, "output": 0}
 
 
@@ -522,7 +523,7 @@ def test_transcript_forms(form: str, tmp_path: Path) -> None:
     assert r.tool_steps == ["execute_tool:search_flights#2"]
     assert "no-token-usage" in dict(r.flags)
     report = json.loads(
-        afp_proc("bisect", _write(tmp_path, r.recording), "--at-llm", "-1", "--json").stdout
+        afp_proc("bisect", _write(tmp_path, r.plain()), "--at-llm", "-1", "--json").stdout
     )
     tool = next(s for s in report["suspects"] if s["kind"] == "tool")
     assert tool["detail"]["toolName"] == "search_flights"
@@ -547,7 +548,7 @@ def test_multi_agent_history_boundaries(tmp_path: Path) -> None:
     }
     r = import_transcript("h.json", json.dumps(history).encode())
     assert r.llm_steps == ["researcher#2", "writer#4", "writer#5", "editor#7"]
-    agg = json.loads(afp_proc("aggregate", _write(tmp_path, r.recording), "--json").stdout)
+    agg = json.loads(afp_proc("aggregate", _write(tmp_path, r.plain()), "--json").stdout)
     rows = [(a["label"], a["llmCalls"]) for a in agg["aggregates"]]
     assert rows == [("researcher", 1), ("writer", 2), ("editor", 1)]
     report = json.loads(
@@ -586,3 +587,45 @@ def test_the_loader_lets_a_trace_go_once_its_spans_are_read() -> None:
     kept = InputBuffer(recording)
     assert import_bytes("r.json", kept).commit_log_raw() is not None
     assert kept.data == recording
+
+
+def test_each_span_is_let_go_once_handled() -> None:
+    # A long trace's spans, nodes and readings were all alive at the end of the walk: as large
+    # as its whole recording. Each span's attributes go once it is handled, and so does its node.
+    import gc
+    import weakref
+
+    from agentbisect.importers import otlp_json, synthesize
+
+    batch = otlp_json.read("t.json", refund_otlp())
+    nodes: list[weakref.ref[Any]] = []
+    alive_after_walk: list[int] = []
+    build_tree, build = synthesize.build_tree, synthesize._Builder.build
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        root = build_tree(*args, **kwargs)
+        for node, entering in synthesize._walk(root):
+            if entering and node is not root:
+                nodes.append(weakref.ref(node))
+        return root
+
+    def building(self: Any) -> None:
+        build(self)  # (the root is still held here: its children were freed as the walk went)
+        alive_after_walk.append(sum(ref() is not None for ref in nodes))
+
+    was = gc.isenabled()
+    gc.disable()  # (freed by reference counting as the walk goes, not by a collection)
+    try:
+        synthesize.build_tree = watched  # type: ignore[assignment]
+        synthesize._Builder.build = building  # type: ignore[method-assign]
+        result = synthesize.synthesize(batch.spans, [], "t.json")
+    finally:
+        synthesize.build_tree = build_tree  # type: ignore[assignment]
+        synthesize._Builder.build = build  # type: ignore[method-assign]
+        if was:
+            gc.enable()
+    assert result.llm_steps == ["chat#1", "chat#4"]
+    assert len(nodes) == len(batch.spans) - 1 and alive_after_walk == [0]
+    root = min(batch.spans, key=lambda s: s.start_ns)
+    assert root.attributes  # the run's span is read again at the end
+    assert all(not s.attributes and not s.events for s in batch.spans if s is not root)

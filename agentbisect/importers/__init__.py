@@ -104,7 +104,12 @@ def import_bytes(
             return loaded
     conv = convert_with(imp, name, buf, options)
     del buf  # the conversion's recording is all that is read from here on
-    loaded = recording.load(name, conv.data, compressed)
+    if conv.parts:  # its long values are taken as they are, never joined into one buffer
+        from agentbisect.importers import parts
+
+        loaded = parts.load(name, conv.data, conv.parts, compressed)
+    else:
+        loaded = recording.load(name, conv.data, compressed)
     loaded.shape = imp.NAME
     loaded.size = size
     loaded.warnings[:0] = conv.notes

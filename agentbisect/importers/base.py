@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Struct, field
 
 from agentbisect.honesty import HonestyFlag
+from agentbisect.importers import parts
 
 if TYPE_CHECKING:
     from agentbisect.record import RunRecording
@@ -52,10 +53,13 @@ class InputBuffer:
 
 
 class Conversion(msgspec.Struct, kw_only=True):
-    """A canonical recording made from an input (the bytes ``afp record`` writes) and what the
-    conversion had to say about it."""
+    """A canonical recording made from an input (the bytes ``afp record`` writes: ``joined()``)
+    and what the conversion had to say about it."""
 
-    data: bytes  # shape B {snapshot, events, structure}, or the envelope A when drops are carried
+    # shape B {snapshot, events, structure}, or the envelope A when drops are carried; when
+    # ``parts`` is not empty, its skeleton: the long values are kept apart (``importers.parts``)
+    data: bytes
+    parts: dict[bytes, msgspec.Raw] = {}
     shape_in: str
     shape_out: str  # "recording" | "envelope"
     detail: str
@@ -66,8 +70,9 @@ class Conversion(msgspec.Struct, kw_only=True):
     first_retained: int | None
     notes: list[HonestyFlag] = []
 
-
-_ENCODER = msgspec.json.Encoder()
+    def joined(self) -> bytes:
+        """The whole recording's bytes (what ``afp record`` writes)."""
+        return parts.join(self.data, self.parts)
 
 
 def recorded(
@@ -80,9 +85,13 @@ def recorded(
     notes: list[HonestyFlag],
 ) -> Conversion:
     """The ``Conversion`` of a run replayed through the recorder (a capture, a synthesized trace
-    or transcript): ``doc`` is its recording, or the envelope when drops are carried."""
+    or transcript): ``doc`` is its recording, or the envelope when drops are carried. Its long
+    values already held as JSON are handed over apart (``importers.parts``), never copied into
+    one more buffer."""
+    skeleton, long_values = parts.split(doc)
     return Conversion(
-        data=_ENCODER.encode(doc),
+        data=skeleton,
+        parts=long_values,
         shape_in=shape_in,
         shape_out="envelope" if envelope else "recording",
         detail=detail,

@@ -80,7 +80,7 @@ class Message:
         return [p.id for p in self.parts if p.kind == "tool_call" and p.id]
 
 
-@dataclass
+@dataclass(slots=True)
 class LLMCall:
     model: str = ""
     provider: str = ""
@@ -98,7 +98,7 @@ class LLMCall:
         return bool(self.content_source)
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     name: str = ""
     call_id: str = ""
@@ -106,20 +106,20 @@ class ToolCall:
     result: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Document:
     id: str
     content: str | None
     score: float | None
 
 
-@dataclass
+@dataclass(slots=True)
 class Retrieval:
     query: str = ""
     documents: list[Document] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class Boundary:
     kind: str  # Agent | Chain
     name: str
@@ -130,7 +130,7 @@ class Boundary:
 Operation = LLMCall | ToolCall | Retrieval | Boundary | None
 
 
-@dataclass
+@dataclass(slots=True)
 class Reading:
     """A span read through the conventions: its operation and what could not be read."""
 

@@ -28,11 +28,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from agentbisect.boundary.recorder import Mode
+from agentbisect.encoded import JsonArray, JsonObject
 from agentbisect.importers.conventions import (
     Boundary,
     LLMCall,
     Message,
+    Part,
     Reading,
     Retrieval,
     ToolCall,
@@ -75,7 +79,7 @@ def split_paragraphs(text: str) -> list[str]:
     return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
 
 
-@dataclass
+@dataclass(slots=True, weakref_slot=True)
 class Node:
     span: Span
     reading: Reading
@@ -93,6 +97,11 @@ class Synthesis:
     counts: dict[str, int]
     rec: RunRecording
 
+    def plain(self) -> dict[str, Any]:
+        """The recording as plain JSON values (its long parts are kept as JSON while built)."""
+        value: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(self.recording))
+        return value
+
     def document(self) -> dict[str, Any]:
         """What ``afp record`` writes: the recording, or the envelope when the event cap dropped
         typed events (only it carries the drop counts); the ``import`` key at the top."""
@@ -108,13 +117,11 @@ class Synthesis:
 class _Builder:
     def __init__(
         self,
-        nodes: list[Node],
         root: Node,
         flags: list[tuple[str, str]],
         detail: Mode = "full",
         max_events: object = DEFAULT_MAX_EVENTS,
     ) -> None:
-        self.nodes = nodes
         self.root = root
         self.flags = flags
         self._now: list[int] = [root.span.start_ns // 1_000_000]
@@ -129,19 +136,31 @@ class _Builder:
             encode_commits=True,  # the log of a long trace: bytes, not dicts
             encode_events=True,  # and so are its domain events
         )
+        # What the recording's execution tree and import metadata say, kept as their JSON: a
+        # long trace has 100,000s of steps, sources and reads. A step's reads and source are
+        # gathered in the pending dicts below while its span is handled, and written out by
+        # ``_flush`` once no later span can add to them (after each LLM call's inputs and each
+        # tool call). Until then a repeated step id merges, as one dict would have.
         self.reads: dict[str, dict[str, None]] = {}  # step id -> keys read, in order
         self.sources: dict[str, dict[str, Any]] = {}
-        self.matches: list[dict[str, str]] = []
+        self.tree = JsonArray(
+            b'{"name":' + msgspec.json.encode(root.span.name) + b',"children":', b"}"
+        )
+        self.source_json = JsonObject()
+        self.matches = JsonArray()
+        self.tool_keys: dict[str, str] = {}  # tool step -> the key its result is written under
         self.llm_steps: list[str] = []
         self.tool_steps: list[str] = []
         # what later readers can match against
-        self.llm_outputs: list[tuple[str, list[Message], str]] = []  # step, messages, text
+        self.last_llm: str | None = None  # the step of the latest LLM output
         self.tool_by_id: dict[str, str] = {}
         self.tool_by_text: dict[str, str] = {}
         self.tool_asked: dict[str, str] = {}  # tool step -> llm step it read
         self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
         self.llm_by_call_id: dict[str, str] = {}
-        self.llm_outputs_by_step: dict[str, list[Message]] = {}
+        self.tool_calls_by_step: dict[str, list[Part]] = {}  # llm step -> the calls it asked
+        self.problems: list[tuple[int, list[tuple[str, str]]]] = []  # (span index, problems)
+        self.spans = 0
         self.adopted_ids: set[str] = set()  # tool-call ids taken from the asking LLM's output
         self.llm_by_text: dict[str, str] = {}
         self.llm_by_tool_name: dict[str, str] = {}
@@ -179,7 +198,13 @@ class _Builder:
         }
 
     def _commit(
-        self, step: str, stage: str, stage_id: str, values: dict[str, Any], untracked: bool = False
+        self,
+        step: str,
+        stage: str,
+        stage_id: str,
+        values: dict[str, Any],
+        untracked: bool = False,
+        register: bool = True,
     ) -> None:
         bundle: dict[str, Any] = {
             "stage": stage,
@@ -194,7 +219,17 @@ class _Builder:
         if untracked:
             bundle["untrackedSources"] = ["args"]
         self.rec.commit(bundle)
-        self.reads.setdefault(step, {})
+        if register:  # (an LLM step was entered in the tree when its inputs were read)
+            self.reads.setdefault(step, {})
+
+    def _flush(self) -> None:
+        """Write out the pending steps' reads and sources: no later span adds to them."""
+        for step, keys in self.reads.items():
+            self.tree.append({"runtimeStageId": step, "name": step, "stageReads": keys})
+        self.reads = {}
+        for step, source in self.sources.items():
+            self.source_json.add(step, source)
+        self.sources = {}
 
     def _read(self, reader: str, key: str, source: str, by: str) -> None:
         keys = self.reads.setdefault(reader, {})
@@ -218,11 +253,24 @@ class _Builder:
         if isinstance(root.reading.op, Boundary) and root.reading.op.input is not None:
             payload["input"] = root.reading.op.input
         self.rec.on_run_start({"payload": payload})
-        for node, entering in _walk(root):
+        # Each span is let go once handled: a long trace's spans, readings and nodes were as
+        # large as its whole recording, all alive at the end of the walk (the memory peak).
+        for node, entering in _walk(root, consume=True):
             if entering:
                 self._enter(node, node is root)
-            else:
-                self._exit(node, node is root)
+                continue
+            self._exit(node, node is root)
+            self.spans += 1
+            if node.reading.problems:  # (known only now: content is read during the walk)
+                self.problems.append((node.index, node.reading.problems))
+            if node is not root:
+                span = node.span
+                span.attributes = _RELEASED
+                if span.events:
+                    span.events = []
+                if span.logs:
+                    span.logs = []
+        self._flush()
 
     def _enter(self, node: Node, is_root: bool) -> None:
         self.now = node.span.start_ns // 1_000_000
@@ -304,6 +352,7 @@ class _Builder:
         self.llm_steps.append(step)
         read_llm_content(node.span, node.reading)
         self._sources(node, call)
+        self._flush()
         system_text = "\n\n".join(
             call.system + [m.text() for m in call.inputs if m.role in ("system", "developer")]
         )
@@ -332,10 +381,15 @@ class _Builder:
         text = "\n".join(m.text() for m in call.outputs)
         calls = [p for m in call.outputs for p in m.parts if p.kind == "tool_call"]
         self._commit(
-            step, node.span.name, _stage_id(step), {f"out:{step}": text if call.captured else _NONE}
+            step,
+            node.span.name,
+            _stage_id(step),
+            {f"out:{step}": text if call.captured else _NONE},
+            register=False,
         )
-        self.llm_outputs.append((step, call.outputs, text))
-        self.llm_outputs_by_step[step] = call.outputs
+        self.last_llm = step
+        if calls:
+            self.tool_calls_by_step[step] = calls
         for p in calls:
             if p.id:
                 self.llm_by_call_id[p.id] = step
@@ -433,12 +487,12 @@ class _Builder:
 
     def _structural_reads(self, step: str) -> None:
         """No content: the call reads the previous call's output and the tools and documents since."""
-        if self.llm_outputs:
-            prev = self.llm_outputs[-1][0]
+        if self.last_llm is not None:
+            prev = self.last_llm
             self._read(step, f"out:{prev}", prev, "structure")
-        if self.llm_outputs:
-            for tool in self.asked_tools.get(self.llm_outputs[-1][0], []):
-                self._read(step, self.sources[tool]["key"], tool, "structure")
+        if self.last_llm is not None:
+            for tool in self.asked_tools.get(self.last_llm, []):
+                self._read(step, self.tool_keys[tool], tool, "structure")
         for doc in self.docs:
             if not doc["consumed"]:
                 self._read(step, f"doc:{doc['id']}", doc["step"], "structure")
@@ -469,9 +523,10 @@ class _Builder:
                     ],
                 },
             )
-            self.sources[step] = {"kind": "system-instruction", "partId": part_id, "text": text}
+            source: dict[str, Any] = {"kind": "system-instruction", "partId": part_id, "text": text}
             if where is not None:
-                self.sources[step]["messageIndex"], self.sources[step]["role"] = where
+                source["messageIndex"], source["role"] = where
+            self.sources[step] = source
             self.rec.emit(
                 {
                     "type": T_CONTEXT_INJECTED,
@@ -532,11 +587,11 @@ class _Builder:
             tool = self.tool_by_id.get(part.id) if part.id else None
             if tool is not None:
                 by = "content" if part.id in self.adopted_ids else "id"
-                self._read(reader, self.sources[tool]["key"], tool, by)
+                self._read(reader, self.tool_keys[tool], tool, by)
                 continue
             tool = self.tool_by_text.get(part.text.strip())
             if tool is not None and part.text.strip():
-                self._read(reader, self.sources[tool]["key"], tool, "content")
+                self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
             self._plain_message(
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
@@ -551,18 +606,10 @@ class _Builder:
         if not op.call_id and asked is not None:
             # No id on the span: take the id of the call that asked for this tool by name (the
             # first one not yet claimed), so the rerun spec can still name the tool call.
-            for m in self.llm_outputs_by_step.get(asked, []):
-                for p in m.parts:
-                    if (
-                        p.kind == "tool_call"
-                        and p.name == op.name
-                        and p.id
-                        and p.id not in self.tool_by_id
-                    ):
-                        op.call_id = p.id
-                        self.adopted_ids.add(p.id)
-                        break
-                if op.call_id:
+            for p in self.tool_calls_by_step.get(asked, []):
+                if p.name == op.name and p.id and p.id not in self.tool_by_id:
+                    op.call_id = p.id
+                    self.adopted_ids.add(p.id)
                     break
         key = f"tool:{op.call_id or step}"
         if asked is not None:
@@ -588,6 +635,7 @@ class _Builder:
             "spanId": node.span.span_id,
             "key": key,
         }
+        self.tool_keys[step] = key
         if op.call_id:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
@@ -607,14 +655,15 @@ class _Builder:
                 "meta": self._meta(node, end=True),
             }
         )
+        self._flush()
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
         if op.call_id and op.call_id in self.llm_by_call_id:
             return self.llm_by_call_id[op.call_id], "id"
         if op.name in self.llm_by_tool_name:
             return self.llm_by_tool_name[op.name], "content"
-        if self.llm_outputs:
-            return self.llm_outputs[-1][0], "structure"
+        if self.last_llm is not None:
+            return self.last_llm, "structure"
         return None, "structure"
 
     def _retrieval(self, node: Node, op: Retrieval) -> None:
@@ -692,6 +741,11 @@ class _Clock:
         return self.cell[0]
 
 
+# What a handled span's attributes become: one empty mapping shared by every released span
+# (nothing reads them again), not 100,000 new ones.
+_RELEASED: dict[str, Any] = {}
+
+
 class _NoneType:
     __slots__ = ()
 
@@ -703,8 +757,10 @@ def _stage_id(step: str) -> str:
     return step.rpartition("#")[0] or step
 
 
-def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
-    """Pre/post-order over the span tree with an explicit stack (traces can be deep)."""
+def _walk(root: Node, consume: bool = False) -> Iterator[tuple[Node, bool]]:
+    """Pre/post-order over the span tree with an explicit stack (traces can be deep).
+    ``consume`` unlinks each node from its parent once entered, so that a node nothing else
+    holds is freed as soon as it has been left."""
     stack: list[tuple[Node, bool]] = [(root, True)]
     while stack:
         node, entering = stack.pop()
@@ -712,6 +768,9 @@ def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
         if entering:
             stack.append((node, False))
             stack.extend((c, True) for c in reversed(node.children))
+            if consume:
+                node.children = []
+        del node  # (the generator's frame must not hold the node it last yielded)
 
 
 def step_label(reading: Reading, span: Span) -> str:
@@ -853,29 +912,23 @@ def synthesize(
     calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag.
     """
     root = build_tree(spans, flags, name, readings)
-    nodes: list[Node] = []
+    index = 0
     for node, entering in _walk(root):
         if entering:
-            node.index = len(nodes)
-            node.step_id = f"{step_label(node.reading, node.span)}#{node.index}"
-            nodes.append(node)
-    b = _Builder(nodes, root, flags, detail, max_events)
+            node.index = index
+            node.step_id = f"{step_label(node.reading, node.span)}#{index}"
+            index += 1
+    b = _Builder(root, flags, detail, max_events)
     b.build()
-    for node in nodes:  # content is read during the build: its problems are known only now
-        flags.extend(node.reading.problems)
+    for _, problems in sorted(b.problems, key=lambda p: p[0]):  # in span start order
+        flags.extend(problems)
     recording = b.rec.to_recording()
     snap = recording["snapshot"]
     snap["runId"] = root.span.trace_id
     # A flat tree: one child per step, so reads are found without deep nesting.
-    snap["executionTree"] = {
-        "name": root.span.name,
-        "children": [
-            {"runtimeStageId": step, "name": step, "stageReads": keys}
-            for step, keys in b.reads.items()
-        ],
-    }
+    snap["executionTree"] = b.tree.raw()
     counts = {
-        "spans": len(nodes) - (1 if not root.span.span_id else 0),
+        "spans": b.spans - (1 if not root.span.span_id else 0),
         "llmCalls": len(b.llm_steps),
         "toolCalls": len(b.tool_steps),
         "llmCallsWithoutContent": b.uncaptured_llm,
@@ -912,8 +965,8 @@ def synthesize(
             )
         )
     recording[IMPORT_KEY] = {
-        "sources": b.sources,
-        "matches": b.matches,
+        "sources": b.source_json.raw(),
+        "matches": b.matches.raw(),
         "llmCallIds": b.llm_steps,
         "flags": [{"flag": f, "note": n} for f, n in out_flags],
         "counts": counts,

@@ -127,16 +127,22 @@ def _import_trace(
                 )
             )
     spans = [s for s in batch.spans if s.trace_id == chosen.trace_id]
-    by_key = {(s.trace_id, s.span_id): s for s in spans}
+    # Only the chosen trace's spans are synthesized: the others (and the index below) are let
+    # go first, the synthesis being the memory peak of a long trace.
+    batch.spans = []
     unjoined = 0
-    for rec in batch.logs:
-        if rec.trace_id != chosen.trace_id and rec.trace_id:
-            continue
-        span = by_key.get((chosen.trace_id, rec.span_id))
-        if span is None:
-            unjoined += 1
-            continue
-        span.logs.append(rec)
+    if batch.logs:
+        by_id = {s.span_id: s for s in spans}  # (every span here is of the chosen trace)
+        for rec in batch.logs:
+            if rec.trace_id != chosen.trace_id and rec.trace_id:
+                continue
+            span = by_id.get(rec.span_id)
+            if span is None:
+                unjoined += 1
+                continue
+            span.logs.append(rec)
+        del by_id
+        batch.logs = []
     if unjoined:
         flags.append(
             (

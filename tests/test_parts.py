@@ -1,0 +1,146 @@
+"""A converted recording handed over in parts (``importers.parts``): joined, the parts are the
+very bytes the whole recording encoded at once gave; loaded without joining, they make the same
+``Loaded`` as those bytes; and a trace imported through ``afp`` never joins them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentbisect.importers import parts, recording
+from agentbisect.importers.traces import import_trace
+from agentbisect.importers.transcript_import import import_transcript
+from agentbisect.load import load
+from agentbisect.schema.recording import ENVELOPE_FORMAT
+
+OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"
+TRACES = sorted(
+    p
+    for p in OTEL.iterdir()
+    if p.name.endswith((".otlp.json", ".otlp.jsonl", ".console.json", ".spans.json"))
+    and not p.name.endswith(".logs.otlp.json")
+)
+TRANSCRIPTS = sorted(
+    p for p in OTEL.iterdir() if p.name.startswith("transcript.") and "truth" not in p.name
+)
+
+
+def _same_load(doc: dict[str, Any]) -> None:
+    whole = msgspec.json.encode(doc)
+    skeleton, long_values = parts.split(doc)
+    assert long_values, "nothing was split off: the test would prove nothing"
+    assert parts.join(skeleton, long_values) == whole
+    handed = parts.load("f", skeleton, long_values, False)
+    assert handed == recording.load("f", whole, False)
+    # the values are the parts themselves, not copies
+    assert any(handed.snapshot.commitLog is v for v in long_values.values())  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("path", TRACES + TRANSCRIPTS, ids=lambda p: p.name)
+@pytest.mark.parametrize(("detail", "max_events"), [("full", 10_000), ("lean", 7)])
+def test_every_fixture_loads_the_same_from_its_parts(
+    path: Path, detail: Any, max_events: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parts, "MIN_PART", 1)  # (fixtures are small: split everything)
+    if path.name.startswith("transcript."):
+        result = import_transcript(
+            path.name, path.read_bytes(), detail=detail, max_events=max_events
+        )
+    else:
+        result = import_trace(path.name, path.read_bytes(), detail=detail, max_events=max_events)
+    doc = result.document()
+    assert (doc.get("format") == ENVELOPE_FORMAT) is (max_events == 7)
+    _same_load(doc)
+
+
+def test_a_long_trace_is_loaded_without_joining_its_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import otlp_gen
+
+    path = tmp_path / "trace.otlp.jsonl"
+    otlp_gen.write(401, path)  # (its commit log, events and tree are over MIN_PART)
+
+    def joining(*args: Any) -> bytes:
+        raise AssertionError("the parts were joined")
+
+    handed: list[int] = []
+    load_parts = parts.load
+
+    def loading(name: str, skeleton: bytes, values: Any, compressed: bool) -> Any:
+        handed.append(len(values))
+        return load_parts(name, skeleton, values, compressed)
+
+    monkeypatch.setattr(parts, "join", joining)
+    monkeypatch.setattr(parts, "load", loading)
+    loaded = load(str(path))
+    assert handed == [3]  # the commit log, the domain events, the execution tree
+    assert loaded.shape == "otel" and loaded.size == path.stat().st_size
+    assert loaded.domain is not None and len(loaded.domain.events) > 800
+
+
+def test_a_placeholder_the_loader_did_not_keep_whole_falls_back_to_the_joined_bytes() -> None:
+    ph = b'["\\u0000afp-part test 0"]'
+    skeleton = msgspec.json.encode(
+        {"snapshot": {"commitLog": []}, "events": [], "import": {"x": msgspec.Raw(ph)}}
+    )
+    loaded = parts.load("f", skeleton, {ph: msgspec.Raw(b"[1,2]")}, False)
+    assert bytes(loaded.import_raw) == b'{"x":[1,2]}'  # type: ignore[arg-type]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_ARRAY = st.lists(_JSON, min_size=1, max_size=4).map(lambda v: msgspec.Raw(msgspec.json.encode(v)))
+_OBJECT = st.dictionaries(st.text(max_size=4), _JSON, min_size=1, max_size=4).map(
+    lambda v: msgspec.Raw(msgspec.json.encode(v))
+)
+
+
+@st.composite
+def _recordings(draw: st.DrawFn) -> dict[str, Any]:
+    snap: dict[str, Any] = {"commitLog": draw(_ARRAY)}
+    if draw(st.booleans()):
+        snap["executionTree"] = draw(_OBJECT)
+    if draw(st.booleans()):
+        snap["sharedState"] = draw(_JSON)
+    ours = {"id": "r", "name": "BoundaryEvents", "data": draw(_ARRAY), "meta": {"mode": "full"}}
+    others = draw(
+        st.lists(st.fixed_dictionaries({"name": st.text(max_size=3), "data": _ARRAY}), max_size=2)
+    )
+    snap["recorders"] = [ours, *others]
+    rec: dict[str, Any] = {"snapshot": snap, "events": draw(_ARRAY)}
+    if draw(st.booleans()):
+        rec["structure"] = draw(_JSON)
+    if draw(st.booleans()):
+        rec["import"] = draw(_JSON)
+    if draw(st.booleans()):
+        return {
+            "format": ENVELOPE_FORMAT,
+            "run": {"runId": "x", "complete": True},
+            "recording": rec,
+        }
+    return rec
+
+
+@settings(max_examples=60, deadline=None)
+@given(_recordings())
+def test_any_recording_loads_the_same_from_its_parts(doc: dict[str, Any]) -> None:
+    saved = parts.MIN_PART
+    parts.MIN_PART = 1
+    try:
+        _same_load(doc)
+    finally:
+        parts.MIN_PART = saved
