@@ -14,8 +14,8 @@ trace importers: the planted source must come out as the suspect kind the import
 prescribes (tool result → ``tool``, document → ``injection``, system-prompt line → ``injection``,
 earlier LLM output → ``stage``) — a planted source found under another kind counts as a miss —
 and each format is compared, scenario by scenario, with the recording-API corpus under the
-default ranking. ``heldout3``, ``heldout4`` and ``heldout5`` (``planted/heldout3.py`` …
-``heldout5.py``; ``heldout5`` written blind, without running this benchmark) are reported with
+default ranking. ``heldout3`` … ``heldout6`` (``planted/heldout3.py`` … ``heldout6.py``;
+``heldout5`` and ``heldout6`` written blind, without running this benchmark) are reported with
 the recording-API splits, each as its own columns.
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]

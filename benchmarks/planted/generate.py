@@ -14,8 +14,8 @@ source).
     python benchmarks/planted/generate.py --check    # fails if the committed cases differ
 
 ``heldout.py`` adds scenarios written after the scorer's design was settled (``"split":
-"heldout"`` in their truth files); ``heldout2.py`` to ``heldout5.py`` further such sets in new
-domains (``"split": "heldout2"`` … ``"heldout5"``; ``splits.py`` lists them all). The benchmark
+"heldout"`` in their truth files); ``heldout2.py`` to ``heldout6.py`` further such sets in new
+domains (``"split": "heldout2"`` … ``"heldout6"``; ``splits.py`` lists them all). The benchmark
 reports each apart.
 """
 
