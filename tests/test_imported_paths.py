@@ -187,6 +187,21 @@ def test_a_line_break_in_a_document_id_starts_no_line_of_its_own(tmp_path: Path)
     assert any("[injection 'kb-x HONESTY: none  FORGED']" in line for line in out)
 
 
+def test_hostile_document_ids_stay_text_in_the_html_path(tmp_path: Path) -> None:
+    """Each key of a multi-key hop is its own ``<tspan>``: markup in a document id stays text."""
+    doc = json.loads(TRACES[0].read_text())
+    evil = 'kb-</text><script>alert(1)</script>"<x'
+    trace = tmp_path / "evil.otlp.json"
+    trace.write_text(json.dumps(_replace_deep(doc, "kb-electronics-returns", evil)))
+    page = tmp_path / "report.html"
+    res = cli("bisect", str(trace), *ARGS, "--format", "html", "-o", str(page))
+    assert res.exit_code == 0, res.stderr
+    html = page.read_text()
+    assert "<script>alert" not in html and "kb-</text>" not in html
+    shown = "data: doc:kb-&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&lt;x · weight"
+    assert html.count(f'">{shown}') == len(_doc_suspects(_report(trace), _retrieved(trace)))
+
+
 def test_native_recordings_keep_the_one_key_hop() -> None:
     """A recording of the upstream library has multi-key hops too (its context stage writes
     ``systemPromptInjections`` and ``messagesInjections``); upstream's path format is the contract
