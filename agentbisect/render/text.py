@@ -295,7 +295,6 @@ def _upstream_score_text(s: Suspect) -> str:
 def _evidence_first_suspects(result: BisectResult) -> list[str]:
     """The suspects of an evidence-first report in two groups: those whose own text was judged
     against the answer (by evidence score), then the structure-only ones (upstream order)."""
-
     r = result.report
     pairs = list(zip(r.suspects, result.views, strict=True))
     backed = [(i, s, v) for i, (s, v) in enumerate(pairs, 1) if v.backed]
