@@ -10,12 +10,10 @@ from msgspec import UNSET
 from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.rollup import BoundaryAggregate
 from agentbisect.errors import UsageError
-from agentbisect.load import decode_commit_log, run_deep
 from agentbisect.overview import run_overview
 from agentbisect.results import AggregateResult
 from agentbisect.run import Run
 from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
-from agentbisect.schema.recording import CommitBundle
 from agentbisect.suggest import say_nearest
 
 
@@ -86,34 +84,8 @@ def aggregate(
 
 
 def _localizable(run: Run) -> set[str]:
-    """The step ids with a commit (what ``--at-step`` takes).
-
-    The indexed log (``run.commit_log``) would stay on the run although aggregate reads nothing
-    else of it, and even a whole decode that is let go lifted the peak by its size (a
-    100,000-span trace: +73 MiB): the bundles are decoded one at a time, each with the type the
-    whole decode uses, so any bundle it would refuse is refused here too, with the same error
-    (``decode_commit_log`` raises it)."""
-    raw = run.loaded.commit_log_raw()
-    if raw is None:
-        return set()
-
-    def step_ids() -> set[str] | None:
-        try:
-            items = _ITEMS.decode(raw)
-            one = _BUNDLE.decode
-            return set() if items is None else {one(item).runtimeStageId for item in items}
-        except (msgspec.MsgspecError, RecursionError):
-            return None
-
-    # Deep-stack thread as for the whole decode: a bundle's values may nest deeply.
-    ids = run_deep(step_ids)
-    if ids is None:  # refused: let the whole decode say why, exactly as it always did
-        ids = {b.runtimeStageId for b in decode_commit_log(run.loaded)}
-    return ids
-
-
-_ITEMS = msgspec.json.Decoder(list[msgspec.Raw] | None)
-_BUNDLE = msgspec.json.Decoder(CommitBundle)
+    """The step ids with a commit (what ``--at-step`` takes)."""
+    return run.committed_step_ids()
 
 
 def per_call(run: Run) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag
 from agentbisect.importers.base import ImportOptions  # re-exported: how commands pass --trace-id
 from agentbisect.load import (
     Loaded,
+    commit_log_step_ids,
     decode_commit_log,
     decode_domain_events,
     decode_execution_tree,
@@ -218,6 +219,14 @@ class Run:
     def commit_log(self) -> CommitLog:
         """The commit log, indexed: bundles, writes per step and per key (bisect.md §1.2)."""
         return CommitLog(decode_commit_log(self.loaded))
+
+    def committed_step_ids(self) -> set[str]:
+        """The ids of the steps with a commit (what ``--at-step`` takes), without indexing the
+        log when it is not indexed already: ``afp aggregate`` reads nothing else of it."""
+        log = self.__dict__.get("commit_log")
+        if log is not None:
+            return {b.runtimeStageId for b in log.bundles}
+        return commit_log_step_ids(self.loaded)
 
     @cached_property
     def _reads(self) -> tuple[dict[str, list[str]], bool]:

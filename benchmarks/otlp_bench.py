@@ -22,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,12 +64,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "afp-otlp-bench")
     args = ap.parse_args()
-    args.data_dir.mkdir(parents=True, exist_ok=True)
-    path = args.data_dir / f"trace-{args.spans}.otlp.jsonl"
-    if not path.exists():
-        t = time.perf_counter()
-        otlp_gen.write(args.spans, path)
-        print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+    path = otlp_gen.cached(args.spans, args.data_dir)
     size = path.stat().st_size
     env_path = str(Path(__file__).resolve().parent.parent)
     os.environ["PYTHONPATH"] = env_path + os.pathsep + os.environ.get("PYTHONPATH", "")

@@ -43,7 +43,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -151,12 +150,7 @@ def main() -> None:
         "--callgrind", action="store_true", help="also count instructions (valgrind, slow)"
     )
     args = ap.parse_args()
-    args.data_dir.mkdir(parents=True, exist_ok=True)
-    path = args.data_dir / f"trace-{args.spans}.otlp.jsonl"
-    if not path.exists():
-        t = time.perf_counter()
-        otlp_gen.write(args.spans, path)
-        print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+    path = otlp_gen.cached(args.spans, args.data_dir)
     size = path.stat().st_size
     # afp from this checkout, run from a neutral directory: `python -m` puts the working
     # directory first on sys.path, so a run from inside another checkout would measure that one.

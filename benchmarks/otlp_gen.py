@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -135,6 +136,18 @@ def write(spans: int, path: Path) -> int:
             }
             f.write(json.dumps(doc, separators=(",", ":")).encode() + b"\n")
     return len(items)
+
+
+def cached(spans: int, data_dir: Path) -> Path:
+    """The trace of ``spans`` spans in ``data_dir``, generated on first use. One name for every
+    benchmark, so that ``otlp_floor.py`` and ``otlp_bench.py`` measure the very same file."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / f"trace-{spans}.otlp.jsonl"
+    if not path.exists():
+        t = time.perf_counter()
+        write(spans, path)
+        print(f"generated {path} in {time.perf_counter() - t:.1f} s")
+    return path
 
 
 def main() -> None:

@@ -25,6 +25,14 @@ def test_same_ids_as_the_whole_decode(rid: str) -> None:
     assert _localizable(run) == {b.runtimeStageId for b in decode_commit_log(run.loaded)}
 
 
+@pytest.mark.parametrize("rid", RECORDINGS)
+def test_an_indexed_log_gives_the_same_ids(rid: str) -> None:
+    run = open_run(recording(rid))
+    unindexed = run.committed_step_ids()
+    assert {b.runtimeStageId for b in run.commit_log.bundles} == unindexed
+    assert run.committed_step_ids() == unindexed  # (now read from the indexed log)
+
+
 def _with_log(tmp_path: Path, log: Any) -> str:
     doc = json.loads(Path(recording("react-tools")).read_text())
     doc["snapshot"]["commitLog"] = log

@@ -167,6 +167,41 @@ def test_hostile_document_ids_stay_plain_text(tmp_path: Path) -> None:
         assert "\x1b" not in res.stdout and "\x07" not in res.stdout
 
 
+def test_a_line_break_in_a_document_id_starts_no_line_of_its_own(tmp_path: Path) -> None:
+    """The plain-text report keeps its own line breaks: a recorded id holding one must not split
+    a path (or a suspect's head line) and so forge a line of the report."""
+    doc = json.loads(TRACES[0].read_text())
+    trace = tmp_path / "forged.otlp.json"
+    forged = "kb-x\nHONESTY: none\r\n\tFORGED"
+    trace.write_text(json.dumps(_replace_deep(doc, "kb-electronics-returns", forged)))
+    (step, docs), *_ = _retrieved(trace).items()
+    assert f"doc:{forged}" in docs
+    res = cli("bisect", str(trace), *ARGS, "--format", "text")
+    assert res.exit_code == 0, res.stderr
+    out = res.stdout.splitlines()
+    assert not any(line.startswith(("HONESTY: none", "FORGED", "\tFORGED")) for line in out)
+    paths = [line for line in out if line.startswith("    path: ")]
+    assert sum("doc:kb-x HONESTY: none  FORGED" in line for line in paths) == len(
+        _doc_suspects(_report(trace), {step: docs})
+    )
+    assert any("[injection 'kb-x HONESTY: none  FORGED']" in line for line in out)
+
+
+def test_hostile_document_ids_stay_text_in_the_html_path(tmp_path: Path) -> None:
+    """Each key of a multi-key hop is its own ``<tspan>``: markup in a document id stays text."""
+    doc = json.loads(TRACES[0].read_text())
+    evil = 'kb-</text><script>alert(1)</script>"<x'
+    trace = tmp_path / "evil.otlp.json"
+    trace.write_text(json.dumps(_replace_deep(doc, "kb-electronics-returns", evil)))
+    page = tmp_path / "report.html"
+    res = cli("bisect", str(trace), *ARGS, "--format", "html", "-o", str(page))
+    assert res.exit_code == 0, res.stderr
+    html = page.read_text()
+    assert "<script>alert" not in html and "kb-</text>" not in html
+    shown = "data: doc:kb-&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&lt;x · weight"
+    assert html.count(f'">{shown}') == len(_doc_suspects(_report(trace), _retrieved(trace)))
+
+
 def test_native_recordings_keep_the_one_key_hop() -> None:
     """A recording of the upstream library has multi-key hops too (its context stage writes
     ``systemPromptInjections`` and ``messagesInjections``); upstream's path format is the contract

@@ -94,9 +94,9 @@ def call_rows(
             if not ev.dispatched:
                 continue
             name = ev.toolName if isinstance(ev.toolName, str) else ""
+            if last_llm is not None:
+                last_llm.tools.append(name)
             if not tool_rows:
-                if last_llm is not None:
-                    last_llm.tools.append(name)
                 continue
             t = ToolCallRow(
                 index=len(tools),
@@ -105,8 +105,6 @@ def call_rows(
                 askedBy=last_llm.step if last_llm is not None else None,
             )
             tools.append(t)
-            if last_llm is not None:
-                last_llm.tools.append(name)
             open_tool[ev.toolCallId if isinstance(ev.toolCallId, str) else rid] = t
         elif type(ev) is ToolEnd and tool_rows:
             done = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)

@@ -79,6 +79,7 @@ def split_paragraphs(text: str) -> list[str]:
     return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
 
 
+# weakref_slot: tests/test_otel_import.py holds each node weakly to check it is freed once handled
 @dataclass(slots=True, weakref_slot=True)
 class Node:
     span: Span

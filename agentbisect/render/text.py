@@ -77,19 +77,23 @@ def f3(x: float) -> str:
 
 
 def _weighted(key: str, weight: float) -> str:
-    return f"{key} {f3(weight)}" if weight != 1 else key
+    return f"{clean(key)} {f3(weight)}" if weight != 1 else clean(key)
 
 
 def hop_text(h: EdgePathStep) -> str:
-    key = h.key if h.key is not UNSET else None
+    """One hop of an evidence path on one line. Keys and step ids are recorded text: ``clean``
+    turns a line break in them into a space, so a key cannot start a line of its own in the
+    plain-text report (the page is scrubbed as a whole, line breaks kept)."""
+    key = clean(h.key) if h.key is not UNSET else None
+    to = clean(h.to)
     if h.keys is not UNSET:  # an imported run's hop that carries several keys: name them all
-        return f"←({', '.join(_weighted(k.key, k.weight) for k in h.keys)})— {h.to}"
+        return f"←({', '.join(_weighted(k.key, k.weight) for k in h.keys)})— {to}"
     if h.kind == "control":
         link = f"[control: {key}]" if key else "[control]"
     else:
         link = key if key is not None else "data"
     w = f" {f3(h.weight)}" if h.weight != 1 else ""
-    return f"←({link}{w})— {h.to}"
+    return f"←({link}{w})— {to}"
 
 
 def score_text(s: Suspect) -> str:
@@ -162,7 +166,8 @@ def format_report(result: BisectResult) -> str:
     if r.triggerScore is not UNSET:
         trig += f", score {to_fixed(r.triggerScore, 2)}"
     step_name = r.stepName if r.stepName is not UNSET else "undefined"
-    lines.append(f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})')
+    head = f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})'
+    lines.append(clean(head))  # recorded ids and names: one line, whatever they hold
     causal = r.mode == "causal"
     evidence_first = r.ranking == "evidence-first"
     if causal:
@@ -185,13 +190,15 @@ def format_report(result: BisectResult) -> str:
     else:
         lines.append(f"SUSPECTS ({len(r.suspects)}, ranked by correlational proxy score):")
         for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True)):
-            lines.append(f"{i + 1:>2}. [{view.label}] at {_where(s)} — score {score_text(s)}")
+            lines.append(
+                f"{i + 1:>2}. [{clean(view.label)}] at {_where(s)} — score {score_text(s)}"
+            )
             lines.extend(_path_and_verdict(s, view, result))
     if r.dropped is not UNSET and r.dropped:
         lines.append("")
         lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
         for i, c in enumerate(r.dropped):
-            lines.append(f"{i + 1:>2}. [dropped '{c.id}']")
+            lines.append(f"{i + 1:>2}. [dropped '{clean(c.id)}']")
             if c.verdict is not UNSET and c.runs is not UNSET:
                 lines.append(f"    verdict: {c.verdict.claim}")
                 lines.append(_runs_line(c.runs, restore=True))
@@ -217,7 +224,7 @@ def format_report(result: BisectResult) -> str:
 
 def _where(s: Suspect) -> str:
     name = s.stageName if s.stageName is not UNSET else "undefined"
-    return f'{s.source} "{name}"'
+    return f'{clean(s.source)} "{clean(name)}"'
 
 
 def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> list[str]:
@@ -225,7 +232,7 @@ def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> li
     lines: list[str] = []
     if s.edgePath:
         lines.append(
-            f"    path: {s.edgePath[0].from_} " + " ".join(hop_text(h) for h in s.edgePath)
+            f"    path: {clean(s.edgePath[0].from_)} " + " ".join(hop_text(h) for h in s.edgePath)
         )
     if s.verdict is not UNSET and s.runs is not UNSET:
         lines.append(f"    verdict: {s.verdict.claim}")
@@ -288,7 +295,6 @@ def _upstream_score_text(s: Suspect) -> str:
 def _evidence_first_suspects(result: BisectResult) -> list[str]:
     """The suspects of an evidence-first report in two groups: those whose own text was judged
     against the answer (by evidence score), then the structure-only ones (upstream order)."""
-
     r = result.report
     pairs = list(zip(r.suspects, result.views, strict=True))
     backed = [(i, s, v) for i, (s, v) in enumerate(pairs, 1) if v.backed]
@@ -305,7 +311,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
         )
     for i, s, v in backed:
         ev = s.evidence
-        head = f"{i:>2}. [{v.label}] at {_where(s)}"
+        head = f"{i:>2}. [{clean(v.label)}] at {_where(s)}"
         if ev is UNSET:  # backed views come from suspects with evidence; kept total for safety
             lines.append(head)
         else:
@@ -323,7 +329,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
             "path scores are upper bounds:"
         )
     for i, s, v in bare:
-        lines.append(f"{i:>2}. [{v.label}] at {_where(s)} — score {score_text(s)}")
+        lines.append(f"{i:>2}. [{clean(v.label)}] at {_where(s)} — score {score_text(s)}")
         lines.extend(_path_and_verdict(s, v, result))
     return lines
 

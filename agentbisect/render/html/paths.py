@@ -58,9 +58,8 @@ def path_svg(s: Suspect, trigger: str) -> str:
         gap = GAP
         if i < len(nodes) - 1:
             hop = s.edgePath[i]
-            if (
-                hop.keys is not UNSET
-            ):  # an imported run's hop that carries several keys: a line each
+            # an imported run's hop that carries several keys: a line each
+            if hop.keys is not UNSET:
                 lines = [f"{hop.kind}: {k.key} · weight {_weight(k.weight)}" for k in hop.keys]
             else:
                 key = hop.key if hop.key is not UNSET else ""
