@@ -122,6 +122,25 @@ def test_no_subject_without_an_article_or_possessive_after_the_auxiliary(
     assert kept in f.predicate
 
 
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("Can we deploy the payments service to production tomorrow?", {"deploy", "production"}),
+        ("Is school open tomorrow despite the snow?", {"open", "snow"}),
+        ("Is it warm enough to open my hives for an inspection today?", {"warm", "inspection"}),
+        ("Can I visit Dad at 8 pm tonight and bring our dog?", {"visit", "bring"}),
+    ],
+)
+def test_days_named_from_now_are_entity_details_not_predicate(
+    question: str, kept: set[str]
+) -> None:
+    """today/tomorrow/tonight say when, like "on Saturday" (a name) or a date: what the
+    question is about, not what it asks of it."""
+    units = question_focus(question, _STOP).predicate
+    assert kept <= set(units)
+    assert not any({"today", "tomorrow", "tonight", "yesterday"} & set(u.split()) for u in units)
+
+
 def test_times_and_dates_normalise() -> None:
     eleven = {"t11:00"}
     assert time_keys("from 11 am") == eleven
@@ -173,7 +192,8 @@ def test_a_verdict_clause_that_restates_the_predicate_is_the_focus() -> None:
     verdict, detail = _focus_clauses(clauses, q, {}, corpus)
     assert verdict.weight == 1.0  # fasting ~ fast, needed ~ need: all of it answers
     assert verdict.span == {"fast", "need"}
-    assert 0.0 < detail.weight < 0.5  # only "tomorrow" echoes the question
+    # only "tomorrow" echoes the question, and it says when, not what is asked
+    assert detail.weight == 0.0
 
 
 def test_a_paraphrase_anchors_only_through_the_embedder() -> None:
@@ -308,3 +328,65 @@ def test_planted_culprit_first_only_with_the_subject_split(monkeypatch: pytest.M
     assert ranked()[0] == planted
     monkeypatch.setattr(focus_module, "question_subject", lambda low, stop: [])
     assert ranked().index(planted) == 2
+
+
+DEPLOY_Q = "Can we deploy the payments service to production tomorrow?"
+DEPLOY = [
+    EvidenceItem("ci", "payments-svc main@4be19c2: build passed, 412 tests green, canary healthy."),
+    EvidenceItem(
+        "calendar", "No freeze windows scheduled this month; next freeze begins 20 December."
+    ),
+    EvidenceItem(
+        "policy", "Production deploys require a green canary and an approved change ticket."
+    ),
+    EvidenceItem("oncall", "This week's on-call for payments is Tomasz Wójcik."),
+    EvidenceItem("question", DEPLOY_Q),
+]
+DEPLOY_A = (
+    "Yes. CI is green on 4be19c2 and there is no deployment freeze until 20 December, so "
+    "tomorrow is open — just make sure the change ticket is approved."
+)
+
+
+@pytest.mark.skipif(
+    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
+)
+def test_a_clause_that_only_repeats_when_carries_no_focus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clause "tomorrow is open" repeats when the question is about; no source states "tomorrow", so as
+    a focus clause its credit went by meaning alone (to the on-call note). Without it the
+    freeze calendar takes the focus and leads the CI record the answer also restates."""
+    emb = resolve_embedder("wordllama", use_cache=False).embedder
+
+    def scores() -> dict[str, tuple[float, float]]:
+        out = score_evidence(DEPLOY, DEPLOY_A, lambda ts: embed_many(emb, ts), question=DEPLOY_Q)
+        return {s.id: (s.score, s.signals["focus"]) for s in out}
+
+    got = scores()
+    assert got["calendar"][1] > 0.4 and got["ci"][1] == 0.0
+    assert got["calendar"][0] > got["ci"][0]
+    monkeypatch.setattr(focus_module, "_DEICTIC_DAY", frozenset())
+    got = scores()
+    assert got["calendar"][1] < 0.1
+    assert got["calendar"][0] < got["ci"][0]
+
+
+@pytest.mark.skipif(
+    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
+)
+def test_planted_culprit_first_only_without_day_words_in_the_predicate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """devops-deploy-freeze: the change calendar (planted) is first; with "tomorrow" in the
+    predicate the CI record is first and the calendar second."""
+    truth = json.loads((CASES / "devops-deploy-freeze.truth.json").read_text("utf-8"))
+    run = Run(load(str(CASES / "devops-deploy-freeze.recording.json")))
+    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    p = truth["planted"]
+
+    def ranked() -> list[tuple[str, str]]:
+        out = localize(run, at_step=truth["atStep"], embedder=emb).suspects
+        return [(s.source, s.kind) for s in out]
+
+    assert ranked()[0] == (p["source"], p["kind"])
+    monkeypatch.setattr(focus_module, "_DEICTIC_DAY", frozenset())
+    assert ranked().index((p["source"], p["kind"])) == 1

@@ -8,8 +8,8 @@ finds, without a parser and without any domain word:
 
 - the question's focus (``question_focus``): the wh-type of its last interrogative sentence (a
   time, a number, the value of a named thing, a reason, a yes/no verdict) and its predicate terms
-  (its lowercase content terms and their adjacent pairs: names, numbers and codes are the entity
-  details, not the predicate);
+  (its lowercase content terms and their adjacent pairs: names, numbers, codes and days such as
+  "tomorrow" are the entity details, not the predicate);
 - the fillers of a typed slot in a clause (``slot_fillers``): times and dates normalised so that
   ``11 am``, ``11:00`` and ``11.00`` agree, numbers, or the value written next to the wh-target
   noun ("platform 11").
@@ -143,6 +143,9 @@ _FUNCTION = frozenset(
 _SUBJECT_DET = frozenset(["the", "a", "an", "my", "our", "your", "his", "her", "its", "their"])
 _BE = frozenset(["is", "are", "am", "was", "were", "isn", "aren", "wasn", "weren"])
 _PRONOUN = frozenset(["i", "we", "you", "he", "she", "it", "they"])
+# days named relative to now say *when* the question is asked about, like a named day ("on
+# Saturday", a capitalised name) or a date: entity details, never what is asked of them
+_DEICTIC_DAY = frozenset(["today", "tomorrow", "tonight", "yesterday"])
 _WORD = r"[^\W_]+(?:['’][^\W_]+)?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -244,13 +247,15 @@ def question_focus(question: str, stop: frozenset[str]) -> Focus:
     elif first and (first[0] in _AUX or first[0].split("'")[0] in _AUX):
         kind = "yesno"
     # the predicate: lowercase content words (a capitalised word inside the sentence is a
-    # name, a digit makes a number or code: entity details), and adjacent pairs of them
+    # name, a digit makes a number or code, today/tomorrow a day: entity details), and
+    # adjacent pairs of them
     content: list[str | None] = []
     for i, (w, lw) in enumerate(zip(words, low, strict=True)):
         base = lw.split("'")[0]
         if (
             base in stop
             or base in _AUX
+            or base in _DEICTIC_DAY
             or base in ("how", "what", "which", "why", "when", "where", "who")
             or len(base) < 2
             or any(c.isdigit() for c in w)
