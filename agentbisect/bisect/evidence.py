@@ -517,7 +517,7 @@ def _focus_clauses(
     number next to its noun for "how many bags", "which platform") weighs 1 and is judged on
     that value. Otherwise its weight is the share of its term mass that repeats or paraphrases
     the question's predicate (its anchors: same stem, a shared prefix of five letters, or
-    one-word embeddings at least ``ANCHOR_COSINE`` apart), and it is judged on its focus span:
+    one-word embeddings with a cosine of at least ``ANCHOR_COSINE``), and it is judged on its focus span:
     the anchors and the terms next to them, not the entity details elsewhere in the clause.
     """
     units = [(u, [t.key for t in _terms(u)]) for u in focus.predicate]

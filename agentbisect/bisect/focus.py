@@ -10,7 +10,7 @@ finds, without a parser and without any domain word:
   time, a number, the value of a named thing, a reason, a yes/no verdict) and its predicate terms
   (its lowercase content terms and their adjacent pairs: names, numbers, codes and days such as
   "tomorrow" are the entity details, not the predicate);
-- the fillers of a typed slot in a clause (``slot_fillers``): times and dates normalised so that
+- the fillers of a typed slot in a clause (``slot_values``): times and dates normalised so that
   ``11 am``, ``11:00`` and ``11.00`` agree, numbers, or the value written next to the wh-target
   noun ("platform 11").
 
