@@ -125,6 +125,11 @@ _ALL = (
     FlagInfo("orphan-spans", "spans whose parent is not in the trace, kept at the top", "importer"),
     FlagInfo("parent-cycle", "parent links formed a cycle; cut at one span", "importer"),
     FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),
+    FlagInfo(
+        "malformed-span-time",
+        "spans with a missing or unparsable start/end time: kept, no latency or duration",
+        "importer",
+    ),
     FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),
     FlagInfo("unjoined-log-records", "log records naming no span of the trace, unused", "importer"),
     FlagInfo("import-unreadable", "the recording's import key is unreadable; ignored", "loader"),

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from typing import Any
 
 from agentbisect.errors import InputError
 from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
+    END_UNKNOWN,
     SPAN_KINDS,
+    START_UNKNOWN,
     Span,
     SpanBatch,
     SpanEvent,
     is_zero_id,
     normalize_id,
+    time_ok,
 )
 
 
@@ -53,7 +57,7 @@ def _ns(value: object, where: str, name: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, float):
-        return int(value)
+        return int(value) if math.isfinite(value) else 0  # (NaN/Infinity: json reads them)
     if isinstance(value, str) and value:
         if value.isdigit():
             return int(value)
@@ -68,6 +72,29 @@ def _ns(value: object, where: str, name: str) -> int:
         delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
         return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
     return 0
+
+
+def _span_ns(value: object) -> int | None:
+    """A span's start or end time in ns; None when missing, unparsable, negative or absurd: the
+    span is kept (its time flagged as unknown) rather than the whole file refused."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        value = int(value)
+    if isinstance(value, str) and value and not value.isdigit():
+        try:
+            t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=_dt.UTC)
+        delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+        value = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
+    elif isinstance(value, str) and value:
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and time_ok(value):
+        return value
+    return None
 
 
 def _kind(value: object) -> str:
@@ -126,19 +153,22 @@ def _span(obj: dict[str, Any], batch: SpanBatch, name: str, pos: str) -> Span:
                     _attrs(ev.get("attributes"), batch, where),
                 )
             )
+    start = _span_ns(obj.get("start_time", obj.get("start_time_unix_nano")))
+    end = _span_ns(obj.get("end_time", obj.get("end_time_unix_nano")))
     return Span(
         trace_id=normalize_id(ctx.get("trace_id", ctx.get("traceId"))),
         span_id=sid,
         parent_id=None if is_zero_id(parent) else parent,
         name=str(obj.get("name", "")),
         kind=_kind(obj.get("kind")),
-        start_ns=_ns(obj.get("start_time", obj.get("start_time_unix_nano")), where, name),
-        end_ns=_ns(obj.get("end_time", obj.get("end_time_unix_nano")), where, name),
+        start_ns=0 if start is None else start,
+        end_ns=0 if end is None else end,
         status=status,
         status_message=message,
         attributes=_attrs(obj.get("attributes"), batch, where),
         events=events,
         scope=_scope(obj.get("instrumentation_scope")),
+        bad_time=(START_UNKNOWN if start is None else 0) | (END_UNKNOWN if end is None else 0),
     )
 
 

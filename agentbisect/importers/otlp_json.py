@@ -22,13 +22,16 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.errors import InputError
 from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
+    END_UNKNOWN,
     SPAN_KINDS,
+    START_UNKNOWN,
     LogRecord,
     Span,
     SpanBatch,
     SpanEvent,
     is_zero_id,
     normalize_id,
+    time_ok,
 )
 
 # The span envelope is generic over the attribute value: ``Any`` for the generic reader (values
@@ -376,6 +379,10 @@ def _add_export(
                     raise InputError(name, f"{where} has no spanId", "resourceSpans")
                 parent = normalize_id(s.parentSpanId)
                 status, message = _status(s.status)
+                start, end = _nanos(s.startTimeUnixNano), _nanos(s.endTimeUnixNano)
+                bad = (0 if time_ok(start) else START_UNKNOWN) | (
+                    0 if time_ok(end) else END_UNKNOWN
+                )
                 batch.spans.append(
                     Span(
                         trace_id=one(normalize_id(s.traceId)),
@@ -383,8 +390,8 @@ def _add_export(
                         parent_id=None if is_zero_id(parent) else one(parent),
                         name=one(s.name),
                         kind=_kind(s.kind),
-                        start_ns=_nanos(s.startTimeUnixNano),
-                        end_ns=_nanos(s.endTimeUnixNano),
+                        start_ns=start if time_ok(start) else 0,
+                        end_ns=end if time_ok(end) else 0,
                         status=status,
                         status_message=message,
                         attributes=attrs(s.attributes, batch, where, strings),
@@ -397,6 +404,7 @@ def _add_export(
                             for e in s.events
                         ],
                         scope=scope,
+                        bad_time=bad,
                     )
                 )
     for rl in doc.resourceLogs:

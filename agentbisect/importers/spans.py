@@ -42,6 +42,22 @@ class Span:
     scope: str = ""
     # Log records joined to this span by (trace id, span id), in time order.
     logs: list[LogRecord] = field(default_factory=list)
+    # START_UNKNOWN | END_UNKNOWN: a time missing, unparsable or out of range on disk. It is
+    # read as 0 (so the span orders as before), but no duration or latency may be derived from it.
+    bad_time: int = 0
+
+
+START_UNKNOWN = 1
+END_UNKNOWN = 2
+
+# A span time on disk is unsigned nanoseconds since the epoch (OTLP's fixed64); 0 means unset.
+# Beyond 2**63 - 1 (the year 2262) no clock writes it and the ms arithmetic would be nonsense.
+MAX_NS = 2**63 - 1
+
+
+def time_ok(ns: int) -> bool:
+    """Whether a span time read from disk is a real time (not unset, negative or absurd)."""
+    return 0 < ns <= MAX_NS
 
 
 @dataclass(slots=True)

@@ -43,7 +43,7 @@ from agentbisect.importers.conventions import (
     read_llm_content,
     read_span,
 )
-from agentbisect.importers.spans import Span
+from agentbisect.importers.spans import END_UNKNOWN, START_UNKNOWN, Span
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 from agentbisect.schema.recording import (
     T_CONTEXT_INJECTED,
@@ -188,6 +188,14 @@ class _Builder:
         self._now[0] = ms
 
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
+        if node.span.bad_time & (END_UNKNOWN if end else START_UNKNOWN):
+            # The time is unknown: no ts, so no latency is derived from a stand-in 0.
+            return {
+                "runtimeStageId": node.step_id,
+                "subflowPath": list(self.path),
+                "traceId": node.span.trace_id,
+                "spanId": node.span.span_id,
+            }
         ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
         return {
             "wallClockMs": ms,
@@ -409,8 +417,9 @@ class _Builder:
             "stopReason": "error"
             if node.span.status == "ERROR"
             else (call.finish_reason or ("tool_calls" if calls else "stop")),
-            "durationMs": max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000),
         }
+        if not node.span.bad_time:
+            payload["durationMs"] = max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000)
         if call.input_tokens is not None or call.output_tokens is not None:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
         self.rec.emit(
@@ -643,8 +652,9 @@ class _Builder:
             self.tool_by_text[op.result.strip()] = step
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
-            "durationMs": max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000),
         }
+        if not node.span.bad_time:
+            payload["durationMs"] = max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000)
         if op.result is not None:
             payload["result"] = op.result
         if node.span.status == "ERROR":
@@ -728,6 +738,9 @@ class _Builder:
                 "documents": [d.id for d in op.documents],
             }
         return owned
+
+
+_WHICH = {START_UNKNOWN: "start", END_UNKNOWN: "end", START_UNKNOWN | END_UNKNOWN: "start and end"}
 
 
 class _Clock:
@@ -861,7 +874,11 @@ def build_tree(
     outside = 0
     for node in by_id.values():
         node.children.sort(key=lambda c: (c.span.start_ns, c.span.end_ns))
+        if node.span.bad_time:
+            continue  # (no range to escape)
         for c in node.children:
+            if c.span.bad_time:
+                continue  # (its own flag says so: an unknown time is not outside the range)
             if c.span.start_ns < node.span.start_ns or c.span.end_ns > node.span.end_ns:
                 outside += 1
     if outside:
@@ -869,6 +886,18 @@ def build_tree(
             (
                 "span-outside-parent",
                 f"{outside} span(s) start or end outside their parent's time range; nesting kept from the parent links",
+            )
+        )
+    untimed = [n.span for n in by_id.values() if n.span.bad_time]
+    if untimed:
+        named = ", ".join(f"{s.name!r} ({s.span_id}) {_WHICH[s.bad_time]}" for s in untimed[:3])
+        flags.append(
+            (
+                "malformed-span-time",
+                f"{len(untimed)} span(s) have a missing, unparsable or out-of-range start/end "
+                f"time: {named}{', …' if len(untimed) > 3 else ''}; kept and ordered as if at "
+                "time 0 — their LLM latencies and tool durations are left out; an agent or "
+                "chain span among them has a duration that is not real",
             )
         )
     unknown = sum(1 for n in by_id.values() if n.span.kind == "UNSPECIFIED")
