@@ -198,7 +198,6 @@ def test_a_recording_imports_no_trace_conversion() -> None:
         "agentbisect.importers.traces",
         "agentbisect.importers.otlp_json",
         "agentbisect.importers.transcript_import",
-        "agentbisect.importers.parts",  # (only a converted recording is handed over in parts)
     }
     assert "agentbisect.importers.otel" in loaded  # it did sniff
     assert loaded.isdisjoint(trace_work), loaded & trace_work

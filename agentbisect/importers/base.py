@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Struct, field
 
 from agentbisect.honesty import HonestyFlag
+from agentbisect.importers import parts
 
 if TYPE_CHECKING:
     from agentbisect.record import RunRecording
@@ -71,9 +72,7 @@ class Conversion(msgspec.Struct, kw_only=True):
 
     def joined(self) -> bytes:
         """The whole recording's bytes (what ``afp record`` writes)."""
-        from agentbisect.importers.parts import join  # (conversion side: not on every start)
-
-        return join(self.data, self.parts)
+        return parts.join(self.data, self.parts)
 
 
 def recorded(
@@ -89,9 +88,7 @@ def recorded(
     or transcript): ``doc`` is its recording, or the envelope when drops are carried. Its long
     values already held as JSON are handed over apart (``importers.parts``), never copied into
     one more buffer."""
-    from agentbisect.importers.parts import split
-
-    skeleton, long_values = split(doc)
+    skeleton, long_values = parts.split(doc)
     return Conversion(
         data=skeleton,
         parts=long_values,
