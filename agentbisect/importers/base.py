@@ -10,6 +10,10 @@ from msgspec import Struct, field
 from agentbisect.honesty import HonestyFlag
 from agentbisect.importers import parts
 
+# ``parts`` is imported above although only a conversion uses it: imported lazily, mid-conversion,
+# it raised the 100,000-span benchmark's peak RSS by ~17 MiB (measured, repeatable; allocation
+# order), against ~0.1 ms per start.
+
 if TYPE_CHECKING:
     from agentbisect.record import RunRecording
 
