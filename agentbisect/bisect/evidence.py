@@ -49,12 +49,15 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
 from agentbisect.bisect.embed import Vector, cosine
-from agentbisect.bisect.focus import Focus, content_words, question_focus, slot_values
 from agentbisect.bisect.report import EVIDENCE_WEIGHTS
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.focus import Focus
 
 __all__ = [
     "SIGNALS",
@@ -520,6 +523,8 @@ def _focus_clauses(
     one-word embeddings with a cosine of at least ``ANCHOR_COSINE``), and it is judged on its focus span:
     the anchors and the terms next to them, not the entity details elsewhere in the clause.
     """
+    from agentbisect.bisect.focus import content_words, slot_values  # see _focus_words
+
     units = [(u, [t.key for t in _terms(u)]) for u in focus.predicate]
     anchored: set[str] = set()
     for word in sorted({x for c in clauses for x in content_words(c, _STOP)}):
@@ -569,6 +574,8 @@ def _focus(
     it (its slot value, or the terms of its focus span, averaged with meaning as in ``claims``).
     The run's input itself is not a candidate: it asks, it does not answer.
     """
+    from agentbisect.bisect.focus import question_focus, slot_values  # see _focus_words
+
     focus = question_focus(question, _STOP)
     fc = _focus_clauses(clauses, focus, word_vec, corpus)
     nouns = {t.key for n in focus.nouns for t in _terms(n)}
@@ -638,6 +645,10 @@ def _focus_words(answer: str, question: str | None) -> list[str]:
     and the question's predicate units."""
     if not question:
         return []
+    # focus.py is imported on first use: runs that never score evidence with a question
+    # (--upstream) do not pay for it (tests/test_startup.py)
+    from agentbisect.bisect.focus import content_words, question_focus
+
     return [*content_words(answer, _STOP), *question_focus(question, _STOP).predicate]
 
 
