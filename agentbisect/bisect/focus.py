@@ -87,55 +87,8 @@ _TIME_WH = (
     ("until", "when"),
     ("till", "when"),
 )
-# Patterns are strings compiled on first use (re caches them), as in evidence.py: importing this
-# module costs nothing on paths that never score evidence.
 _NUMBER_WH = frozenset(
     ["many", "much", "far", "old", "big", "heavy", "tall", "high", "large", "often"]
-)
-# words that open a question or fill grammar; never a wh-target noun ("what is …", "which of …")
-_FUNCTION = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "will",
-        "would",
-        "to",
-        "for",
-        "in",
-        "on",
-        "at",
-        "my",
-        "our",
-        "your",
-        "his",
-        "her",
-        "its",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "it",
-        "they",
-        "there",
-    ]
 )
 # the subject of a question: articles and possessives open it (demonstratives are often
 # pronouns: "is that covered"); be-forms take subject + complement, every other auxiliary takes
@@ -143,9 +96,21 @@ _FUNCTION = frozenset(
 _SUBJECT_DET = frozenset(["the", "a", "an", "my", "our", "your", "his", "her", "its", "their"])
 _BE = frozenset(["is", "are", "am", "was", "were", "isn", "aren", "wasn", "weren"])
 _PRONOUN = frozenset(["i", "we", "you", "he", "she", "it", "they"])
+# words that fill grammar, never a wh-target noun ("what is …", "which of …") nor part of a
+# subject: every auxiliary, determiner and pronoun, and prepositions. (After "what"/"which" an
+# auxiliary once missing from this list made a "value" question with no nouns, and such a focus
+# fills no slot, exactly like an "open" one: one list changes no score.)
+_FUNCTION = (
+    _AUX
+    | _SUBJECT_DET
+    | _PRONOUN
+    | frozenset(["of", "to", "for", "in", "on", "at", "this", "that", "these", "those", "there"])
+)
 # days named relative to now say *when* the question is asked about, like a named day ("on
 # Saturday", a capitalised name) or a date: entity details, never what is asked of them
 _DEICTIC_DAY = frozenset(["today", "tomorrow", "tonight", "yesterday"])
+# Patterns are strings compiled on first use (re caches them), as in evidence.py: importing this
+# module costs nothing on paths that never score evidence.
 _WORD = r"[^\W_]+(?:['’][^\W_]+)?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -211,9 +176,7 @@ def question_subject(low: list[str], stop: frozenset[str]) -> list[str]:
             return []
         j = i + 2
         run: list[str] = []
-        while (
-            j < len(low) and low[j] not in stop and low[j] not in _AUX and low[j] not in _FUNCTION
-        ):
+        while j < len(low) and low[j] not in stop and low[j] not in _FUNCTION:
             run.append(low[j].split("'")[0])
             j += 1
         if aux not in _BE:
