@@ -48,7 +48,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
@@ -511,7 +511,7 @@ class _FocusClause(Struct):
 def _focus_clauses(
     clauses: list[str],
     focus: Focus,
-    word_vec: dict[str, Vector],
+    word_vec: Mapping[str, Vector],
     corpus: _Corpus,
 ) -> list[_FocusClause]:
     """How much each answer clause fills the question's focus, and with what.
