@@ -265,7 +265,8 @@ _NUMBER_WORDS.update(
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
 # words that make a sentence a rule or a claim about what holds (modal verbs, obligations,
-# entitlements) rather than a record of data; see ``_claim_shape``
+# entitlements) rather than a record of data; see ``_claim_shape``. "may" next to a day number
+# is the month ("15 May", "May 12"): it made dated records look like rules
 _MODAL = (
     r"(?i)\b(?:must|(?<!\d\s)may(?!\s+\d)|might|can|cannot|can't|should|shall|need|needs|required|requires|"
     r"allowed|entitled|eligible|always|never)\b"
@@ -757,6 +758,7 @@ def score_evidence(
         if question and focus is not None
         else [x["claims"] for x in sig]
     )
+    # focus goes before claimShape: reports list the signals in SIGNALS order
     for x, f in zip(sig, fills, strict=True):
         shape = x.pop("claimShape")
         x["focus"] = f
