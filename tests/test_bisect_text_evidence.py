@@ -14,10 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from agentbisect.bisect.evidence import WEIGHTS
-from agentbisect.bisect.report import weights_note
+from agentbisect.bisect.evidence import SIGNALS, WEIGHTS
+from agentbisect.bisect.report import EvidenceSignals, weights_note
 from agentbisect.cli import app
 from agentbisect.js import to_fixed
+from agentbisect.render.html.bisect import SIGNALS as HTML_SIGNALS
 from agentbisect.render.safetext import scrub
 from agentbisect.render.text import SAID_WIDTH, said_text
 from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, cli
@@ -201,3 +202,11 @@ def test_text_and_html_state_the_weights_the_score_uses() -> None:
     assert f"weighted mean of its signals ({note};" in text
     assert f"weighted mean of its signals ({note}): how strongly" in page
     assert page.count(f"the weighted mean of the signals below ({note};") == 6  # each backed one
+
+
+def test_every_report_names_the_scorers_signals_in_its_order() -> None:
+    # the scorer's list, the JSON struct and the HTML breakdown are written apart: a signal added
+    # to one and not the others would vanish from a report, or show under another name
+    assert tuple(EvidenceSignals.__struct_fields__) == SIGNALS
+    assert tuple(name for name, _ in HTML_SIGNALS) == SIGNALS
+    assert tuple(WEIGHTS) == SIGNALS
