@@ -14,9 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from agentbisect.bisect.evidence import WEIGHTS
+from agentbisect.bisect.evidence import SIGNALS, WEIGHTS
+from agentbisect.bisect.report import EvidenceSignals, weights_note
 from agentbisect.cli import app
 from agentbisect.js import to_fixed
+from agentbisect.render.html.bisect import SIGNALS as HTML_SIGNALS
 from agentbisect.render.safetext import scrub
 from agentbisect.render.text import SAID_WIDTH, said_text
 from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, cli
@@ -91,7 +93,9 @@ def test_groups_said_and_signals_match_the_json() -> None:
     )
     assert lines[route + 1] == "    path: call-llm#40 ←([control])— sf-route#21"
     assert "said:" not in lines[route + 2]
-    assert lines[-1].startswith("Claims: evidence scores (meaning, shared terms, phrases, claims)")
+    assert lines[-1].startswith(
+        "Claims: evidence scores (semantic, terms, phrases, claims, focus, claimShape), path"
+    )
     assert "[mock-embedder]" in "\n".join(lines)
 
 
@@ -184,3 +188,25 @@ def test_causal_table_keeps_its_columns_readable_at_80_and_120() -> None:
         first = next(x for x in lines if x.startswith("│ 1 "))
         assert "vip-override-fact" in first and "confirmed 3/3" in first
         assert "at context#6" in res.stdout  # the stage, in the evidence-path tree
+
+
+def test_text_and_html_state_the_weights_the_score_uses() -> None:
+    # the weights note is derived from the weights the scorer uses, and both reports print it
+    # beside the content-backed group (HTML also beside each score), escaped like any text
+    note = weights_note()
+    assert note == ", ".join(f"{k} ×{w:g}" for k, w in WEIGHTS.items() if w != 1.0)
+    assert note == "claims ×0, focus ×2"
+    args = [*ROUTED, "--embedder", "mock"]
+    text = _bisect(*args, "--format", "text").stdout
+    page = _bisect(*args, "--format", "html").stdout
+    assert f"weighted mean of its signals ({note};" in text
+    assert f"weighted mean of its signals ({note}): how strongly" in page
+    assert page.count(f"the weighted mean of the signals below ({note};") == 6  # each backed one
+
+
+def test_every_report_names_the_scorers_signals_in_its_order() -> None:
+    # the scorer's list, the JSON struct and the HTML breakdown are written apart: a signal added
+    # to one and not the others would vanish from a report, or show under another name
+    assert tuple(EvidenceSignals.__struct_fields__) == SIGNALS
+    assert tuple(name for name, _ in HTML_SIGNALS) == SIGNALS
+    assert tuple(WEIGHTS) == SIGNALS

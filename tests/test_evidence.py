@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.bisect.embed import MockEmbedder
+from agentbisect.bisect.embed import MockEmbedder, Vector
 from agentbisect.bisect.evidence import SIGNALS, WEIGHTS, EvidenceItem, profile, score_evidence
 from agentbisect.bisect.evidence_rank import evidence_first
 from agentbisect.bisect.evidence_text import own_text, preview
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "benchmarks" / "planted" / "cases"
 
 
-def mock_many(texts: list[str]) -> list[np.ndarray]:
+def mock_many(texts: list[str]) -> list[Vector]:
     m = MockEmbedder()
     return [m.embed(t) for t in texts]
 

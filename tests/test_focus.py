@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from agentbisect.bisect import focus as focus_module
 from agentbisect.bisect import wordllama_embed
-from agentbisect.bisect.embed import MockEmbedder
+from agentbisect.bisect.embed import Embedder, MockEmbedder, Vector
 from agentbisect.bisect.embedders import embed_many, resolve_embedder
 from agentbisect.bisect.evidence import (
     _STOP,
@@ -38,7 +39,19 @@ CASES = ROOT / "benchmarks" / "planted" / "cases"
 BEFORE = ("semantic", "terms", "phrases", "claims", "claimShape")
 
 
-def mock_many(texts: list[str]) -> list[np.ndarray]:
+needs_wordllama = pytest.mark.skipif(
+    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
+)
+
+
+def planted_case(scenario: str) -> tuple[Run, dict[str, Any], Embedder]:
+    """A planted scenario's run, its truth file and the wordllama embedder."""
+    truth = json.loads((CASES / f"{scenario}.truth.json").read_text("utf-8"))
+    run = Run(load(str(CASES / f"{scenario}.recording.json")))
+    return run, truth, resolve_embedder("wordllama", use_cache=False).embedder
+
+
+def mock_many(texts: list[str]) -> list[Vector]:
     m = MockEmbedder()
     return [m.embed(t) for t in texts]
 
@@ -286,16 +299,12 @@ def test_without_a_question_focus_is_claims() -> None:
         assert s.signals["focus"] == s.signals["claims"]
 
 
-@pytest.mark.skipif(
-    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
-)
+@needs_wordllama
 @pytest.mark.parametrize("scenario", ["hotel-checkin", "train-platform", "clinic-appointment"])
 def test_planted_culprits_the_focus_puts_first(scenario: str) -> None:
     """Real planted recordings: the default puts the planted source first; the five signals
     before ``focus`` put the record the answer restates first (rank 2)."""
-    truth = json.loads((CASES / f"{scenario}.truth.json").read_text("utf-8"))
-    run = Run(load(str(CASES / f"{scenario}.recording.json")))
-    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    run, truth, emb = planted_case(scenario)
     step = truth["atStep"]
     top = localize(run, at_step=step, embedder=emb).suspects[0]
     planted = truth["planted"]
@@ -308,15 +317,11 @@ def test_planted_culprits_the_focus_puts_first(scenario: str) -> None:
     assert (before[1].source, before[1].kind) == (planted["source"], planted["kind"])
 
 
-@pytest.mark.skipif(
-    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
-)
+@needs_wordllama
 def test_planted_culprit_first_only_with_the_subject_split(monkeypatch: pytest.MonkeyPatch) -> None:
     """pet-food-recall: the recall notice (planted) is first; without the subject split the
     order record of "the dog food I bought" takes the focus credit and the notice is third."""
-    truth = json.loads((CASES / "pet-food-recall.truth.json").read_text("utf-8"))
-    run = Run(load(str(CASES / "pet-food-recall.recording.json")))
-    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    run, truth, emb = planted_case("pet-food-recall")
     p = truth["planted"]
     planted = (p["source"], p["kind"], p["id"])
 
@@ -348,9 +353,7 @@ DEPLOY_A = (
 )
 
 
-@pytest.mark.skipif(
-    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
-)
+@needs_wordllama
 def test_a_clause_that_only_repeats_when_carries_no_focus(monkeypatch: pytest.MonkeyPatch) -> None:
     """The clause "tomorrow is open" repeats when the question is about; no source states "tomorrow", so as
     a focus clause its credit went by meaning alone (to the on-call note). Without it the
@@ -370,17 +373,13 @@ def test_a_clause_that_only_repeats_when_carries_no_focus(monkeypatch: pytest.Mo
     assert got["calendar"][0] < got["ci"][0]
 
 
-@pytest.mark.skipif(
-    not wordllama_embed.wordllama_available(), reason="the embed extra is not installed"
-)
+@needs_wordllama
 def test_planted_culprit_first_only_without_day_words_in_the_predicate(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """devops-deploy-freeze: the change calendar (planted) is first; with "tomorrow" in the
     predicate the CI record is first and the calendar second."""
-    truth = json.loads((CASES / "devops-deploy-freeze.truth.json").read_text("utf-8"))
-    run = Run(load(str(CASES / "devops-deploy-freeze.recording.json")))
-    emb = resolve_embedder("wordllama", use_cache=False).embedder
+    run, truth, emb = planted_case("devops-deploy-freeze")
     p = truth["planted"]
 
     def ranked() -> list[tuple[str, str]]:

@@ -45,6 +45,16 @@ def test_bisect_json_on_an_ordinary_run_loads_no_numpy_rich_or_pydantic() -> Non
         assert got == set(), extra
 
 
+def test_upstream_bisect_does_not_import_the_focus_scorer() -> None:
+    # --upstream ranks by path score and never scores evidence against a question, so the
+    # question-focus module (evidence.py imports it on first use) stays out of its start-up;
+    # the evidence-first ranking does load it, which shows the probe sees it
+    among = ("agentbisect.bisect.focus",)
+    argv = ("bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json")
+    assert afp_loaded(*argv, "--upstream", among=among) == set()
+    assert afp_loaded(*argv, "--embedder", "mock", among=among) == set(among)
+
+
 def test_option_values_are_not_validated_through_pydantic() -> None:
     # Typer builds a pydantic validator per option on first use; the plain-value cut skips it.
     # The fast front end never reaches typer on this line, so the typer path is forced here (it

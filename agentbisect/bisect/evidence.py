@@ -48,13 +48,16 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
 from agentbisect.bisect.embed import Vector, cosine
-from agentbisect.bisect.focus import Focus, content_words, question_focus, slot_values
 from agentbisect.bisect.report import EVIDENCE_WEIGHTS
+
+if TYPE_CHECKING:
+    from agentbisect.bisect.focus import Focus
 
 __all__ = [
     "SIGNALS",
@@ -262,7 +265,8 @@ _NUMBER_WORDS.update(
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
 # words that make a sentence a rule or a claim about what holds (modal verbs, obligations,
-# entitlements) rather than a record of data; see ``_claim_shape``
+# entitlements) rather than a record of data; see ``_claim_shape``. "may" next to a day number
+# is the month ("15 May", "May 12"): it made dated records look like rules
 _MODAL = (
     r"(?i)\b(?:must|(?<!\d\s)may(?!\s+\d)|might|can|cannot|can't|should|shall|need|needs|required|requires|"
     r"allowed|entitled|eligible|always|never)\b"
@@ -508,7 +512,7 @@ class _FocusClause(Struct):
 def _focus_clauses(
     clauses: list[str],
     focus: Focus,
-    word_vec: dict[str, Vector],
+    word_vec: Mapping[str, Vector],
     corpus: _Corpus,
 ) -> list[_FocusClause]:
     """How much each answer clause fills the question's focus, and with what.
@@ -517,9 +521,12 @@ def _focus_clauses(
     number next to its noun for "how many bags", "which platform") weighs 1 and is judged on
     that value. Otherwise its weight is the share of its term mass that repeats or paraphrases
     the question's predicate (its anchors: same stem, a shared prefix of five letters, or
-    one-word embeddings with a cosine of at least ``ANCHOR_COSINE``), and it is judged on its focus span:
-    the anchors and the terms next to them, not the entity details elsewhere in the clause.
+    one-word embeddings with a cosine of at least ``ANCHOR_COSINE``), and it is judged on its
+    focus span: the anchors and the terms next to them, not the entity details elsewhere in the
+    clause.
     """
+    from agentbisect.bisect.focus import content_words, slot_values  # see _question_focus
+
     units = [(u, [t.key for t in _terms(u)]) for u in focus.predicate]
     anchored: set[str] = set()
     for word in sorted({x for c in clauses for x in content_words(c, _STOP)}):
@@ -534,7 +541,7 @@ def _focus_clauses(
             if lexical or (wv is not None and uv is not None and cosine(wv, uv) >= ANCHOR_COSINE):
                 anchored.add(key)
                 break
-    nouns = {t.key for n in focus.nouns for t in _terms(n)}
+    nouns = _noun_keys(focus)
     out: list[_FocusClause] = []
     for c in clauses:
         keys = [t.key for t in _terms(c)]
@@ -562,16 +569,18 @@ def _focus(
     vecs: list[Vector] | None,
     corpus: _Corpus,
     question: str,
+    focus: Focus,
     word_vec: dict[str, Vector],
 ) -> list[float]:
     """The ``focus`` signal: each source's share of the credit for the spans of the answer that
-    fill the question's focus (``focus.py``), each span going to the source that best supports
+    fill ``focus``, the focus of ``question`` (``focus.py``), each span going to the source that best supports
     it (its slot value, or the terms of its focus span, averaged with meaning as in ``claims``).
     The run's input itself is not a candidate: it asks, it does not answer.
     """
-    focus = question_focus(question, _STOP)
+    from agentbisect.bisect.focus import slot_values  # see _question_focus
+
     fc = _focus_clauses(clauses, focus, word_vec, corpus)
-    nouns = {t.key for n in focus.nouns for t in _terms(n)}
+    nouns = _noun_keys(focus)
     asks = [bool(t.strip()) and t.strip() in question for t in texts]
     values: dict[int, set[str]] = {}  # each source's times of the asked kind, when needed
     credit = [0.0] * len(texts)
@@ -633,22 +642,48 @@ def _disputed(clause: Profile, expected: Profile, corpus: _Corpus) -> float:
     return out / total if total else 0.0
 
 
-def _focus_words(answer: str, question: str | None) -> list[str]:
+def _noun_keys(focus: Focus) -> set[str]:
+    """The term keys of the nouns the question's wh-phrase asks about."""
+    return {t.key for n in focus.nouns for t in _terms(n)}
+
+
+def _question_focus(question: str | None) -> Focus | None:
+    """The focus of ``question``; None without one (there is no focus to fill)."""
+    if not question:
+        return None
+    # focus.py is imported on first use: runs that never score evidence against a question
+    # (--upstream) do not pay for it (tests/test_startup.py)
+    from agentbisect.bisect.focus import question_focus
+
+    return question_focus(question, _STOP)
+
+
+def _focus_words(answer: str, focus: Focus | None) -> list[str]:
     """The one-word (and two-word) texts the focus anchors compare: the answer's content words
     and the question's predicate units."""
-    if not question:
+    if focus is None:
         return []
-    return [*content_words(answer, _STOP), *question_focus(question, _STOP).predicate]
+    from agentbisect.bisect.focus import content_words  # see _question_focus
+
+    return [*content_words(answer, _STOP), *focus.predicate]
 
 
 def answer_texts(answer: str, expected: str | None, question: str | None) -> list[str]:
     """The texts besides the sources that scoring ``answer`` embeds, in the order it does."""
+    return _answer_texts(
+        answer, expected, question, _focus_words(answer, _question_focus(question))
+    )
+
+
+def _answer_texts(
+    answer: str, expected: str | None, question: str | None, focus_words: list[str]
+) -> list[str]:
     out = [answer, *(_clauses(answer) or [answer])]
     if expected:
         out.append(expected)
     if question:
         out.append(question)
-    return out + _focus_words(answer, question)
+    return out + focus_words
 
 
 def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
@@ -680,7 +715,9 @@ def score_evidence(
     profiles = [profile(it.text) for it in items]
     corpus = _Corpus(profiles)
     clauses = _clauses(answer) or [answer]
-    extra = answer_texts(answer, expected, question)
+    focus = _question_focus(question)
+    words = _focus_words(answer, focus)
+    extra = _answer_texts(answer, expected, question, words)
     got: list[Vector] = (
         embed_many([it.text for it in items] + extra) if embed_many is not None else []
     )
@@ -690,7 +727,6 @@ def score_evidence(
     clause_vecs = [next(rest) for _ in clauses] if got else None
     exp_vec = next(rest, None) if expected else None
     q_vec = next(rest, None) if question else None
-    words = _focus_words(answer, question)
     word_vec = dict(zip(words, rest, strict=True)) if got else {}
     sig = _signals(
         answer,
@@ -707,7 +743,7 @@ def score_evidence(
         exp_vec,
     )
     # without a question there is no focus to fill: every clause is the answer, as in claims
-    focus = (
+    fills = (
         _focus(
             [it.text for it in items],
             clauses,
@@ -716,12 +752,14 @@ def score_evidence(
             vecs,
             corpus,
             question,
+            focus,
             word_vec,
         )
-        if question
+        if question and focus is not None
         else [x["claims"] for x in sig]
     )
-    for x, f in zip(sig, focus, strict=True):
+    # focus goes before claimShape: reports list the signals in SIGNALS order
+    for x, f in zip(sig, fills, strict=True):
         shape = x.pop("claimShape")
         x["focus"] = f
         x["claimShape"] = shape

@@ -9,7 +9,8 @@ finds, without a parser and without any domain word:
 - the question's focus (``question_focus``): the wh-type of its last interrogative sentence (a
   time, a number, the value of a named thing, a reason, a yes/no verdict) and its predicate terms
   (its lowercase content terms and their adjacent pairs: names, numbers, codes and days such as
-  "tomorrow" are the entity details, not the predicate);
+  "tomorrow" are the entity details, not the predicate, and so are the words of the subject the
+  question asks about, ``question_subject``: "is *my dog* due");
 - the fillers of a typed slot in a clause (``slot_values``): times and dates normalised so that
   ``11 am``, ``11:00`` and ``11.00`` agree, numbers, or the value written next to the wh-target
   noun ("platform 11").
@@ -87,55 +88,8 @@ _TIME_WH = (
     ("until", "when"),
     ("till", "when"),
 )
-# Patterns are strings compiled on first use (re caches them), as in evidence.py: importing this
-# module costs nothing on paths that never score evidence.
 _NUMBER_WH = frozenset(
     ["many", "much", "far", "old", "big", "heavy", "tall", "high", "large", "often"]
-)
-# words that open a question or fill grammar; never a wh-target noun ("what is …", "which of …")
-_FUNCTION = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "will",
-        "would",
-        "to",
-        "for",
-        "in",
-        "on",
-        "at",
-        "my",
-        "our",
-        "your",
-        "his",
-        "her",
-        "its",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "it",
-        "they",
-        "there",
-    ]
 )
 # the subject of a question: articles and possessives open it (demonstratives are often
 # pronouns: "is that covered"); be-forms take subject + complement, every other auxiliary takes
@@ -143,9 +97,21 @@ _FUNCTION = frozenset(
 _SUBJECT_DET = frozenset(["the", "a", "an", "my", "our", "your", "his", "her", "its", "their"])
 _BE = frozenset(["is", "are", "am", "was", "were", "isn", "aren", "wasn", "weren"])
 _PRONOUN = frozenset(["i", "we", "you", "he", "she", "it", "they"])
+# words that fill grammar, never a wh-target noun ("what is …", "which of …") nor part of a
+# subject: every auxiliary, determiner and pronoun, and prepositions. (After "what"/"which" an
+# auxiliary once missing from this list made a "value" question with no nouns, and such a focus
+# fills no slot, exactly like an "open" one: one list changes no score.)
+_FUNCTION = (
+    _AUX
+    | _SUBJECT_DET
+    | _PRONOUN
+    | frozenset(["of", "to", "for", "in", "on", "at", "this", "that", "these", "those", "there"])
+)
 # days named relative to now say *when* the question is asked about, like a named day ("on
 # Saturday", a capitalised name) or a date: entity details, never what is asked of them
 _DEICTIC_DAY = frozenset(["today", "tomorrow", "tonight", "yesterday"])
+# Patterns are strings compiled on first use (re caches them), as in evidence.py: importing this
+# module costs nothing on paths that never score evidence.
 _WORD = r"[^\W_]+(?:['’][^\W_]+)?"
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -211,9 +177,7 @@ def question_subject(low: list[str], stop: frozenset[str]) -> list[str]:
             return []
         j = i + 2
         run: list[str] = []
-        while (
-            j < len(low) and low[j] not in stop and low[j] not in _AUX and low[j] not in _FUNCTION
-        ):
+        while j < len(low) and low[j] not in stop and low[j] not in _FUNCTION:
             run.append(low[j].split("'")[0])
             j += 1
         if aux not in _BE:
@@ -234,7 +198,7 @@ def question_focus(question: str, stop: frozenset[str]) -> Focus:
     pair = tuple(low[:2])
     if pair in (("what", "time"), ("what", "hour")):
         kind, target = "time", "clock"
-    elif pair in (("how", "long"),):
+    elif pair == ("how", "long"):
         kind, target = "time", "duration"
     elif pair in _TIME_WH or first == ["when"]:
         kind, target = "time", None
@@ -244,7 +208,7 @@ def question_focus(question: str, stop: frozenset[str]) -> Focus:
         kind = "value"
     elif first == ["why"]:
         kind = "reason"
-    elif first and (first[0] in _AUX or first[0].split("'")[0] in _AUX):
+    elif first and first[0].split("'")[0] in _AUX:  # "isn't" -> isn, "can't" -> can
         kind = "yesno"
     # the predicate: lowercase content words (a capitalised word inside the sentence is a
     # name, a digit makes a number or code, today/tomorrow a day: entity details), and
@@ -309,6 +273,11 @@ def time_keys(text: str) -> set[str]:
     return out
 
 
+def _durations(text: str) -> set[str]:
+    """Durations in ``text`` as number and singular unit: ``3 days`` -> ``3 day``."""
+    return {f"{m.group(1)} {m.group(2).lower().rstrip('s')}" for m in re.finditer(_DURATION, text)}
+
+
 def slot_values(text: str, focus: Focus, term_keys: list[str], noun_keys: set[str]) -> set[str]:
     """The values in ``text`` of the type ``focus`` asks for (empty for yes/no, why, open).
 
@@ -321,17 +290,11 @@ def slot_values(text: str, focus: Focus, term_keys: list[str], noun_keys: set[st
     """
     if focus.kind == "time":
         if focus.target == "duration":
-            return {
-                f"{m.group(1)} {m.group(2).lower().rstrip('s')}"
-                for m in re.finditer(_DURATION, text)
-            }
+            return _durations(text)
         keys = time_keys(text)
         if focus.target == "clock":
             return {k for k in keys if k.startswith("t")}
-        keys |= {
-            f"{m.group(1)} {m.group(2).lower().rstrip('s')}" for m in re.finditer(_DURATION, text)
-        }
-        return keys | {m.group(0).lower() for m in re.finditer(_DAY, text)}
+        return keys | _durations(text) | {m.group(0).lower() for m in re.finditer(_DAY, text)}
     if focus.kind in ("number", "value") and noun_keys:
         out: set[str] = set()
         for i, k in enumerate(term_keys):

@@ -145,7 +145,7 @@ def weights_note() -> str:
 
 class EvidenceSignals(Struct, kw_only=True):
     """The evidence scorer's six signals, each in [0, 1] (``bisect/evidence.py``; the score
-    weighs them by ``evidence.WEIGHTS``)."""
+    weighs them by ``EVIDENCE_WEIGHTS``, which the scorer uses as ``evidence.WEIGHTS``)."""
 
     semantic: Num
     terms: Num

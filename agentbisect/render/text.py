@@ -16,6 +16,7 @@ from agentbisect.bisect.report import (
     Attribution,
     ContextBugReport,
     EdgePathStep,
+    EvidenceSignals,
     Suspect,
     SuspectEvidence,
     weights_note,
@@ -63,10 +64,11 @@ FOOTER = (
     "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
     "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
 )
+# The signals by the names the report prints them under (a hand-written list went stale twice)
 FOOTER_EVIDENCE = (
-    "Claims: evidence scores (meaning, shared terms, phrases, claims), path scores and edge "
-    "weights are correlational proxies; slice completeness is bounded by tracking (see HONESTY); "
-    "only ablation verdicts make causal claims."
+    f"Claims: evidence scores ({', '.join(EvidenceSignals.__struct_fields__)}), path scores and "
+    "edge weights are correlational proxies; slice completeness is bounded by tracking (see "
+    "HONESTY); only ablation verdicts make causal claims."
 )
 # "    said: “" + text + "”" stays within 80 columns.
 SAID_WIDTH = 68

@@ -222,9 +222,9 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
         rows.append(
             f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
             f"({len(backed)})</b> "
-            '<span class="muted">— by evidence score: how strongly what each said backs the '
-            "answer (meaning, terms, phrases, claims, focus, claim shape); a proxy, not a cause"
-            "</span></th></tr>"
+            '<span class="muted">— by evidence score, the weighted mean of its signals '
+            f"({esc(weights_note())}): how strongly what each said backs the answer; a proxy, "
+            "not a cause</span></th></tr>"
         )
     for i, s, v in backed:
         score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"
