@@ -33,6 +33,7 @@ import msgspec
 from agentbisect.boundary.recorder import Mode
 from agentbisect.encoded import JsonArray, JsonObject
 from agentbisect.importers.conventions import (
+    EVENT_TIME,
     Boundary,
     LLMCall,
     Message,
@@ -950,8 +951,23 @@ def synthesize(
             index += 1
     b = _Builder(root, flags, detail, max_events)
     b.build()
+    untimed: list[str] = []  # (the spans whose content records have an unknown time)
     for _, problems in sorted(b.problems, key=lambda p: p[0]):  # in span start order
-        flags.extend(problems)
+        for problem in problems:
+            if problem[0] == EVENT_TIME:
+                untimed.append(problem[1])
+            else:
+                flags.append(problem)
+    if untimed:
+        flags.append(
+            (
+                EVENT_TIME,
+                f"{len(untimed)} LLM span(s) hold span events or log records with a missing, "
+                f"unparsable or out-of-range time: {', '.join(untimed[:3])}"
+                f"{', …' if len(untimed) > 3 else ''}; their content is kept, placed after the "
+                "record before it in the file — the order of those messages is a guess",
+            )
+        )
     recording = b.rec.to_recording()
     snap = recording["snapshot"]
     snap["runId"] = root.span.trace_id
