@@ -130,6 +130,11 @@ _ALL = (
         "spans with a missing or unparsable start/end time: kept, no latency or duration",
         "importer",
     ),
+    FlagInfo(
+        "malformed-event-time",
+        "span events or log records with a missing or unparsable time: kept, order a guess",
+        "importer",
+    ),
     FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),
     FlagInfo("unjoined-log-records", "log records naming no span of the trace, unused", "importer"),
     FlagInfo("import-unreadable", "the recording's import key is unreadable; ignored", "loader"),

@@ -140,9 +140,15 @@ def _aggregate(
 
 
 def _end(agg: BoundaryAggregate, ended: Any) -> None:
+    """Close a rollup at its exit's ``ts``. A boundary that exited but whose entry or exit has
+    no ``ts`` (an imported span with an unknown time) has an unknown duration: ``null``, which
+    is what upstream's ``endedAtMs − startedAtMs`` gives too (NaN, written as null) — not
+    absent, which would read as still in flight."""
     agg.endedAtMs = ended
     if isinstance(ended, int | float) and isinstance(agg.startedAtMs, int | float):
         agg.durationMs = ended - agg.startedAtMs
+    elif ended is UNSET or agg.startedAtMs is UNSET:
+        agg.durationMs = None
 
 
 def aggregate_for_boundary(
@@ -196,12 +202,12 @@ def aggregate_run(events: list[DomainEvent], totals: PathTotals | None = None) -
         toolCalls=tool,
         iterations=loops,
     )
-    ended: Any = UNSET
+    exit_: RunExit | None = None
     for ev in events:
         if isinstance(ev, RunEntry):
             run.startedAtMs = ev.ts
         elif isinstance(ev, RunExit):
-            ended = ev.ts
-    if ended is not UNSET:
-        _end(run, ended)
+            exit_ = ev
+    if exit_ is not None:
+        _end(run, exit_.ts)
     return run

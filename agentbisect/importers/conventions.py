@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from agentbisect.importers.spans import Span
+from agentbisect.importers.spans import MAX_NS, Span
 
 _ENC = msgspec.json.Encoder()
 
@@ -390,14 +390,43 @@ def _system_parts(value: Any) -> list[str]:
 # --------------------------------------------------------------------------- per operation
 
 
-def _content_records(span: Span) -> list[tuple[str, Any, dict[str, Any]]]:
-    """(event name, body, attributes) of the span's events and joined log records, in time order."""
+EVENT_TIME = "malformed-event-time"
+
+
+def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(event name, body, attributes) of the span's events and joined log records, in time order.
+
+    A record whose time is missing, unparsable or out of range keeps its place in the file
+    (it sorts with the record before it) rather than moving to the front as if at time 0;
+    the span then gets a ``malformed-event-time`` problem, since the order of its messages is
+    a guess."""
     recs: list[tuple[int, str, Any, dict[str, Any]]] = []
+    bad_events = bad_logs = 0
+    last = 0
     for e in span.events:
-        recs.append((e.time_ns, e.name, None, e.attributes))
+        t = e.time_ns
+        if 0 < t <= MAX_NS:
+            last = t
+        else:
+            bad_events += 1
+            t = last
+        recs.append((t, e.name, None, e.attributes))
+    last = 0
     for r in span.logs:
         name = r.event_name or _str(r.attributes.get("event.name"))
-        recs.append((r.time_ns, name, r.body, r.attributes))
+        t = r.time_ns
+        if 0 < t <= MAX_NS:
+            last = t
+        else:
+            bad_logs += 1
+            t = last
+        recs.append((t, name, r.body, r.attributes))
+    if bad_events or bad_logs:
+        what = [f"{bad_events} span event(s)"] if bad_events else []
+        what += [f"{bad_logs} log record(s)"] if bad_logs else []
+        reading.problems.append(
+            (EVENT_TIME, f"{span.name!r} ({span.span_id}): {' and '.join(what)}")
+        )
     recs.sort(key=lambda r: r[0])
     return [(n, b, a) for _, n, b, a in recs]
 
@@ -484,7 +513,7 @@ def read_llm_content(span: Span, reading: Reading) -> None:
                 bad("gen_ai.system_instructions", exc)
 
     structured(a, "span attributes")
-    records = _content_records(span)
+    records = _content_records(span, reading)
     per_message_in: list[Message] = []
     per_message_out: list[Message] = []
     for name, body, attrs in records:

@@ -53,29 +53,8 @@ def _objects(name: str, text: str) -> list[Any]:
         out.append(obj)
 
 
-def _ns(value: object, where: str, name: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, float):
-        return int(value) if math.isfinite(value) else 0  # (NaN/Infinity: json reads them)
-    if isinstance(value, str) and value:
-        if value.isdigit():
-            return int(value)
-        try:
-            t = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            raise InputError(
-                name, f"{where}: expected an ISO time or nanoseconds, got {value!r}"
-            ) from None
-        if t.tzinfo is None:
-            t = t.replace(tzinfo=_dt.UTC)
-        delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-        return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1000
-    return 0
-
-
 def _span_ns(value: object) -> int | None:
-    """A span's start or end time in ns; None when missing, unparsable, negative or absurd: the
+    """A span's (or span event's) time in ns; None when missing, unparsable, negative or absurd: the
     span is kept (its time flagged as unknown) rather than the whole file refused."""
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -149,7 +128,8 @@ def _span(obj: dict[str, Any], batch: SpanBatch, name: str, pos: str) -> Span:
             events.append(
                 SpanEvent(
                     str(ev.get("name", "")),
-                    _ns(ev.get("timestamp", ev.get("time_unix_nano", 0)), where, name),
+                    # (an unknown time is 0: the content reader flags it, the event is kept)
+                    _span_ns(ev.get("timestamp", ev.get("time_unix_nano"))) or 0,
                     _attrs(ev.get("attributes"), batch, where),
                 )
             )

@@ -416,11 +416,14 @@ def _add_export(
                 except BadValue as exc:
                     batch.problem("malformed-attribute", f"{where}: body: {exc}; dropped")
                     body = None
+                # (timeUnixNano is optional for a log record: the collector's observed time
+                # stands in for it; neither one real leaves the time unknown, not 0)
+                t = _nanos(r.timeUnixNano)
                 batch.logs.append(
                     LogRecord(
                         trace_id=normalize_id(r.traceId),
                         span_id=normalize_id(r.spanId),
-                        time_ns=_nanos(r.timeUnixNano) or _nanos(r.observedTimeUnixNano),
+                        time_ns=t if time_ok(t) else _nanos(r.observedTimeUnixNano),
                         event_name=r.eventName,
                         body=body,
                         attributes=_attrs(r.attributes, batch, where),

@@ -33,6 +33,7 @@ import msgspec
 from agentbisect.boundary.recorder import Mode
 from agentbisect.encoded import JsonArray, JsonObject
 from agentbisect.importers.conventions import (
+    EVENT_TIME,
     Boundary,
     LLMCall,
     Message,
@@ -44,6 +45,7 @@ from agentbisect.importers.conventions import (
     read_span,
 )
 from agentbisect.importers.spans import END_UNKNOWN, START_UNKNOWN, Span
+from agentbisect.js import ABSENT
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 from agentbisect.schema.recording import (
     T_CONTEXT_INJECTED,
@@ -125,7 +127,8 @@ class _Builder:
     ) -> None:
         self.root = root
         self.flags = flags
-        self._now: list[int] = [root.span.start_ns // 1_000_000]
+        # (ABSENT while a boundary span's own time is unknown: its event then has no ts)
+        self._now: list[Any] = [root.span.start_ns // 1_000_000]
         # Imported values are strings and our own small records: no raw vectors to summarise.
         self.rec = RunRecording(
             # The clock reads a list, not the builder: no reference cycle, so the whole model
@@ -180,11 +183,11 @@ class _Builder:
     # ------------------------------------------------------------------ plumbing
 
     @property
-    def now(self) -> int:
+    def now(self) -> Any:
         return self._now[0]
 
     @now.setter
-    def now(self, ms: int) -> None:
+    def now(self, ms: Any) -> None:
         self._now[0] = ms
 
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
@@ -197,7 +200,7 @@ class _Builder:
                 "spanId": node.span.span_id,
             }
         ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
-        return {
+        meta = {
             "wallClockMs": ms,
             "runOffsetMs": ms - self.root.span.start_ns // 1_000_000,
             "runtimeStageId": node.step_id,
@@ -205,6 +208,9 @@ class _Builder:
             "traceId": node.span.trace_id,
             "spanId": node.span.span_id,
         }
+        if self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown run start)
+            del meta["runOffsetMs"]
+        return meta
 
     def _commit(
         self,
@@ -257,7 +263,9 @@ class _Builder:
 
     def build(self) -> None:
         root = self.root
-        self.now = root.span.start_ns // 1_000_000
+        # An unknown time is ABSENT: the run/subflow event then has no ts, and no boundary
+        # duration is made from the stand-in 0.
+        self.now = ABSENT if root.span.bad_time & START_UNKNOWN else root.span.start_ns // 1_000_000
         payload: dict[str, Any] = {"name": root.span.name, "traceId": root.span.trace_id}
         if isinstance(root.reading.op, Boundary) and root.reading.op.input is not None:
             payload["input"] = root.reading.op.input
@@ -282,7 +290,8 @@ class _Builder:
         self._flush()
 
     def _enter(self, node: Node, is_root: bool) -> None:
-        self.now = node.span.start_ns // 1_000_000
+        span = node.span
+        self.now = ABSENT if span.bad_time & START_UNKNOWN else span.start_ns // 1_000_000
         role = node.reading.role
         op = node.reading.op
         if role in ("agent", "chain") and not is_root and isinstance(op, Boundary):
@@ -313,7 +322,7 @@ class _Builder:
 
     def _exit(self, node: Node, is_root: bool) -> None:
         span = node.span
-        self.now = span.end_ns // 1_000_000
+        self.now = ABSENT if span.bad_time & END_UNKNOWN else span.end_ns // 1_000_000
         role = node.reading.role
         op = node.reading.op
         failed = span.status == "ERROR"
@@ -748,10 +757,10 @@ class _Clock:
 
     __slots__ = ("cell",)
 
-    def __init__(self, cell: list[int]) -> None:
+    def __init__(self, cell: list[Any]) -> None:
         self.cell = cell
 
-    def __call__(self) -> int:
+    def __call__(self) -> Any:
         return self.cell[0]
 
 
@@ -896,8 +905,8 @@ def build_tree(
                 "malformed-span-time",
                 f"{len(untimed)} span(s) have a missing, unparsable or out-of-range start/end "
                 f"time: {named}{', …' if len(untimed) > 3 else ''}; kept and ordered as if at "
-                "time 0 — their LLM latencies and tool durations are left out; an agent or "
-                "chain span among them has a duration that is not real",
+                "time 0 — their LLM latencies, tool durations and agent, chain or run "
+                "durations are left out (unknown)",
             )
         )
     unknown = sum(1 for n in by_id.values() if n.span.kind == "UNSPECIFIED")
@@ -912,6 +921,10 @@ def build_tree(
     if len(roots) == 1:
         return roots[0]
     first = roots[0].span
+    # (one root's unknown time makes the whole run's start or end unknown, not 0)
+    bad = 0
+    for r in roots:
+        bad |= r.span.bad_time
     synthetic = Span(
         trace_id=first.trace_id,
         span_id="",
@@ -923,6 +936,7 @@ def build_tree(
         status="UNSET",
         status_message="",
         attributes={},
+        bad_time=bad,
     )
     return Node(synthetic, Reading(None, "other", "none"), children=roots)
 
@@ -950,8 +964,23 @@ def synthesize(
             index += 1
     b = _Builder(root, flags, detail, max_events)
     b.build()
+    untimed: list[str] = []  # (the spans whose content records have an unknown time)
     for _, problems in sorted(b.problems, key=lambda p: p[0]):  # in span start order
-        flags.extend(problems)
+        for problem in problems:
+            if problem[0] == EVENT_TIME:
+                untimed.append(problem[1])
+            else:
+                flags.append(problem)
+    if untimed:
+        flags.append(
+            (
+                EVENT_TIME,
+                f"{len(untimed)} LLM span(s) hold span events or log records with a missing, "
+                f"unparsable or out-of-range time: {', '.join(untimed[:3])}"
+                f"{', …' if len(untimed) > 3 else ''}; their content is kept, placed after the "
+                "record before it in the file — the order of those messages is a guess",
+            )
+        )
     recording = b.rec.to_recording()
     snap = recording["snapshot"]
     snap["runId"] = root.span.trace_id

@@ -74,12 +74,13 @@ def timeline_section(o: RunOverview) -> str:
 def _rollup_cells(a: BoundaryAggregate | None) -> str:
     if a is None:
         return '<td class="n"></td>' * 6
-    dur = a.durationMs if a.durationMs is not UNSET else None
+    dur = a.durationMs
+    shown = "in flight" if dur is UNSET else "unknown" if dur is None else ms(dur)
     return (
         f'<td class="n">{num(a.llmCalls)}</td><td class="n">{num(a.toolCalls)}</td>'
         f'<td class="n">{num(a.iterations)}</td><td class="n">{num(a.tokens.input)}</td>'
         f'<td class="n">{num(a.tokens.output)}</td>'
-        f'<td class="n">{ms(dur) if dur is not None else "in flight"}</td>'
+        f'<td class="n">{shown}</td>'
     )
 
 

@@ -20,6 +20,8 @@ from agentbisect.results import AggregateResult
 
 
 def _dur(value: Any) -> str:
+    if value is None:  # (exited, but an entry or exit time is unknown)
+        return "unknown"
     return "" if value is UNSET else f"{value:,} ms" if isinstance(value, int) else str(value)
 
 
