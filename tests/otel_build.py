@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 TRACE = "5b8efff798038103d269b633813fc60c"
+# The trace id of the time tests' traces (test_span_times, test_event_times, test_boundary_times).
+TIMES_TRACE = "0af7651916cd43dd8448eb211c80319c"
 
 
 def av(value: Any) -> dict[str, Any]:
@@ -50,6 +52,27 @@ def span(
         "events": events or [],
         "status": {"code": status} if status else {},
     }
+
+
+def raw_span(
+    sid: str, parent: str, name: str, kind: int, attrs: dict[str, Any], start: Any, end: Any
+) -> dict[str, Any]:
+    """A span whose start and end are given as they stand in the file (any JSON value, so the
+    tests can garble them; None: absent) — for the tests of unknown span and event times."""
+    doc: dict[str, Any] = {"traceId": TIMES_TRACE, "spanId": sid, "name": name, "kind": kind}
+    doc["attributes"] = [{"key": k, "value": av(v)} for k, v in attrs.items()]
+    if parent:
+        doc["parentSpanId"] = parent
+    if start is not None:
+        doc["startTimeUnixNano"] = start
+    if end is not None:
+        doc["endTimeUnixNano"] = end
+    return doc
+
+
+def flag_notes(out: dict[str, Any]) -> dict[str, str]:
+    """Each honesty flag's note in an ``--json`` output, by flag name."""
+    return {f["flag"]: f["note"] for f in out["honestyFlags"]}
 
 
 def export(

@@ -17,8 +17,8 @@ from agentbisect.cli.app import app
 from agentbisect.render.html.run import _rollup_cells
 from agentbisect.schema.events import RunEntry, RunExit
 from tests.conftest import afp_proc
+from tests.otel_build import raw_span
 
-TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROOT_ID, AGENT, CHAT, ROOT2 = (
     "b7ad6b7169203331",
     "00f067aa0ba90210",
@@ -30,20 +30,8 @@ SEC = 1_000_000_000
 
 
 def _span(sid: str, parent: str, op: str, start: Any, end: Any) -> dict[str, Any]:
-    attrs = [
-        {"key": "gen_ai.operation.name", "value": {"stringValue": op}},
-        {"key": "gen_ai.agent.name", "value": {"stringValue": "inner"}},
-        {"key": "gen_ai.request.model", "value": {"stringValue": "m"}},
-    ]
-    span: dict[str, Any] = {"traceId": TRACE, "spanId": sid, "name": f"{op} x", "kind": 1}
-    span["attributes"] = attrs
-    if parent:
-        span["parentSpanId"] = parent
-    if start is not None:
-        span["startTimeUnixNano"] = start
-    if end is not None:
-        span["endTimeUnixNano"] = end
-    return span
+    attrs = {"gen_ai.operation.name": op, "gen_ai.agent.name": "inner", "gen_ai.request.model": "m"}
+    return raw_span(sid, parent, f"{op} x", 1, attrs, start, end)
 
 
 def _trace(root_end: Any = str(S + 5 * SEC), agent_start: Any = str(S + SEC)) -> bytes:

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from agentbisect.cli.app import app
 from agentbisect.importers.traces import import_trace
 from tests.conftest import afp_proc
+from tests.otel_build import TIMES_TRACE, flag_notes, raw_span
 
-TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROOT_ID, CHAT = "b7ad6b7169203331", "00f067aa0ba90201"
 S = 1_700_000_000_000_000_000  # ns
 SEC = 1_000_000_000
@@ -32,21 +32,10 @@ FLAG = "malformed-event-time"
 
 
 def _span(sid: str, parent: str, op: str, start: int, end: int) -> dict[str, Any]:
-    attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": op}}]
-    if op == "chat":
-        attrs.append({"key": "gen_ai.request.model", "value": {"stringValue": "gpt-x"}})
-    span: dict[str, Any] = {
-        "traceId": TRACE,
-        "spanId": sid,
-        "name": f"{op} x",
-        "kind": 3 if op == "chat" else 1,
-        "startTimeUnixNano": str(start),
-        "endTimeUnixNano": str(end),
-        "attributes": attrs,
-    }
-    if parent:
-        span["parentSpanId"] = parent
-    return span
+    attrs = {"gen_ai.operation.name": op} | (
+        {"gen_ai.request.model": "gpt-x"} if op == "chat" else {}
+    )
+    return raw_span(sid, parent, f"{op} x", 3 if op == "chat" else 1, attrs, str(start), str(end))
 
 
 def _otlp_events(third_time: Any) -> bytes:
@@ -74,7 +63,7 @@ def _otlp_logs(third_time: Any, third_observed: Any) -> bytes:
     records = []
     for i, (name, text) in enumerate((*TURNS, ("gen_ai.choice", "14 days."))):
         rec: dict[str, Any] = {
-            "traceId": TRACE,
+            "traceId": TIMES_TRACE,
             "spanId": CHAT,
             "eventName": name,
             "body": {
@@ -107,7 +96,7 @@ def _console(third_time: str) -> bytes:
             attrs["gen_ai.request.model"] = "gpt-x"
         return {
             "name": f"{op} x",
-            "context": {"trace_id": "0x" + TRACE, "span_id": "0x" + sid},
+            "context": {"trace_id": "0x" + TIMES_TRACE, "span_id": "0x" + sid},
             "kind": "SpanKind.CLIENT" if op == "chat" else "SpanKind.INTERNAL",
             "parent_id": None if parent is None else "0x" + parent,
             "start_time": start,
@@ -126,10 +115,6 @@ def _console(third_time: str) -> bytes:
     )
     text = json.dumps(root, indent=4) + "\n" + json.dumps(chat, indent=4)
     return text.replace('"@THIRD@"', third_time).encode()
-
-
-def _flags(out: dict[str, Any]) -> dict[str, str]:
-    return {f["flag"]: f["note"] for f in out["honestyFlags"]}
 
 
 def _commit_order(data: bytes) -> list[str]:
@@ -197,15 +182,15 @@ def test_otlp_garbled_event_time_real_process(tmp_path: Path) -> None:
     proc = afp_proc("aggregate", str(f), "--json")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
-    assert f"({CHAT}): 1 span event(s)" in _flags(out)[FLAG]
-    assert "malformed-span-time" not in _flags(out)  # the span's own times are fine
+    assert f"({CHAT}): 1 span event(s)" in flag_notes(out)[FLAG]
+    assert "malformed-span-time" not in flag_notes(out)  # the span's own times are fine
     assert out["llmCalls"][0]["latencyMs"] == 1000  # not derived from event times
     table = afp_proc("aggregate", str(f))
     assert table.returncode == 0 and "Traceback" not in table.stderr
     assert f"⚠ [{FLAG}] 1 LLM span(s)" in table.stdout
     bis = afp_proc("bisect", str(f), "--at-llm", "-1", "--json")
     assert bis.returncode == 0 and "Traceback" not in bis.stderr
-    assert FLAG in _flags(json.loads(bis.stdout))
+    assert FLAG in flag_notes(json.loads(bis.stdout))
     gate = afp_proc("bisect", str(f), "--at-llm", "-1", "--json", "--fail-on", FLAG)
     assert gate.returncode == 1 and "Traceback" not in gate.stderr
     rec = tmp_path / "run.json"
@@ -224,7 +209,7 @@ def test_console_garbled_event_time_clirunner(tmp_path: Path, raw: str) -> None:
     res = runner.invoke(app, ["aggregate", str(f), "--json"])
     assert res.exit_code == 0, res.output
     assert res.exception is None
-    assert f"({CHAT}): 1 span event(s)" in _flags(json.loads(res.stdout))[FLAG]
+    assert f"({CHAT}): 1 span event(s)" in flag_notes(json.loads(res.stdout))[FLAG]
     table = runner.invoke(app, ["aggregate", str(f)])
     assert table.exit_code == 0 and table.exception is None
     assert f"⚠ [{FLAG}]" in table.stdout

@@ -17,8 +17,8 @@ from agentbisect.importers import otel_console, otlp_json
 from agentbisect.importers.spans import END_UNKNOWN, START_UNKNOWN
 from agentbisect.importers.traces import import_trace
 from tests.conftest import afp_proc
+from tests.otel_build import TIMES_TRACE, flag_notes, raw_span
 
-TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROOT_ID, CHAT1, CHAT2, TOOL = (
     "b7ad6b7169203331",
     "00f067aa0ba90201",
@@ -30,32 +30,16 @@ SEC = 1_000_000_000
 
 
 def _otlp_span(sid: str, parent: str, name: str, op: str, start: Any, end: Any) -> dict[str, Any]:
-    attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": op}}]
+    attrs: dict[str, Any] = {"gen_ai.operation.name": op}
     if op == "chat":
-        attrs += [
-            {"key": "gen_ai.request.model", "value": {"stringValue": "gpt-x"}},
-            {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "10"}},
-            {"key": "gen_ai.usage.output_tokens", "value": {"intValue": "3"}},
-        ]
+        attrs |= {
+            "gen_ai.request.model": "gpt-x",
+            "gen_ai.usage.input_tokens": 10,
+            "gen_ai.usage.output_tokens": 3,
+        }
     if op == "execute_tool":
-        attrs += [
-            {"key": "gen_ai.tool.name", "value": {"stringValue": "lookup"}},
-            {"key": "gen_ai.tool.call.id", "value": {"stringValue": "call_1"}},
-        ]
-    span: dict[str, Any] = {
-        "traceId": TRACE,
-        "spanId": sid,
-        "name": name,
-        "kind": 3 if op == "chat" else 1,
-        "attributes": attrs,
-    }
-    if parent:
-        span["parentSpanId"] = parent
-    if start is not None:
-        span["startTimeUnixNano"] = start
-    if end is not None:
-        span["endTimeUnixNano"] = end
-    return span
+        attrs |= {"gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "call_1"}
+    return raw_span(sid, parent, name, 3 if op == "chat" else 1, attrs, start, end)
 
 
 def _otlp(chat1_start: Any, tool_end: Any = str(S + 3 * SEC)) -> bytes:
@@ -79,7 +63,7 @@ def _console_span(sid: str, parent: str | None, name: str, op: str, start: str, 
         attrs |= {"gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "call_1"}
     obj = {
         "name": name,
-        "context": {"trace_id": "0x" + TRACE, "span_id": "0x" + sid, "trace_state": "[]"},
+        "context": {"trace_id": "0x" + TIMES_TRACE, "span_id": "0x" + sid, "trace_state": "[]"},
         "kind": "SpanKind.CLIENT" if op == "chat" else "SpanKind.INTERNAL",
         "parent_id": None if parent is None else "0x" + parent,
         "start_time": "@START@",
@@ -128,10 +112,6 @@ def _console(
             ),
         ]
     ).encode()
-
-
-def _flags(out: dict[str, Any]) -> dict[str, str]:
-    return {f["flag"]: f["note"] for f in out["honestyFlags"]}
 
 
 # ------------------------------------------------------------------ readers
@@ -202,7 +182,7 @@ def test_otlp_garbled_start_real_process(tmp_path: Path) -> None:
     proc = afp_proc("aggregate", str(f), "--json")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
-    assert f"'chat gpt-x' ({CHAT1}) start" in _flags(out)["malformed-span-time"]
+    assert f"'chat gpt-x' ({CHAT1}) start" in flag_notes(out)["malformed-span-time"]
     calls = {c["step"]: c for c in out["llmCalls"]}
     assert calls["chat#1"]["latencyMs"] is None  # was 1700000002000: now minus the epoch
     assert calls["chat#1"]["tokensIn"] == 10  # the rest of the span is kept
@@ -214,7 +194,7 @@ def test_otlp_garbled_start_real_process(tmp_path: Path) -> None:
     assert CHAT1 in table.stdout.replace("\n", " ")
     bis = afp_proc("bisect", str(f), "--at-llm", "-1", "--json")
     assert bis.returncode == 0 and "Traceback" not in bis.stderr
-    assert "malformed-span-time" in _flags(json.loads(bis.stdout))
+    assert "malformed-span-time" in flag_notes(json.loads(bis.stdout))
 
 
 def test_record_then_bisect_keeps_the_flag_and_the_answer(tmp_path: Path) -> None:
@@ -236,7 +216,7 @@ def test_console_garbled_times_clirunner(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert res.exception is None
     out = json.loads(res.stdout)
-    note = _flags(out)["malformed-span-time"]
+    note = flag_notes(out)["malformed-span-time"]
     assert note.startswith("2 span(s)")
     assert f"({CHAT1}) start" in note and f"({TOOL}) end" in note
     calls = {c["step"]: c for c in out["llmCalls"]}

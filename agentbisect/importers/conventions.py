@@ -393,6 +393,21 @@ def _system_parts(value: Any) -> list[str]:
 EVENT_TIME = "malformed-event-time"
 
 
+def _file_order_times(times: list[int]) -> tuple[list[int], int]:
+    """The times with each missing, unparsable or out-of-range one replaced by the last good
+    time before it (0 if none), so a stable sort keeps it where it stood in the file; and how
+    many were replaced."""
+    out: list[int] = []
+    bad = last = 0
+    for t in times:
+        if 0 < t <= MAX_NS:
+            last = t
+        else:
+            bad += 1
+        out.append(last)
+    return out, bad
+
+
 def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[str, Any]]]:
     """(event name, body, attributes) of the span's events and joined log records, in time order.
 
@@ -401,25 +416,12 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
     the span then gets a ``malformed-event-time`` problem, since the order of its messages is
     a guess."""
     recs: list[tuple[int, str, Any, dict[str, Any]]] = []
-    bad_events = bad_logs = 0
-    last = 0
-    for e in span.events:
-        t = e.time_ns
-        if 0 < t <= MAX_NS:
-            last = t
-        else:
-            bad_events += 1
-            t = last
+    times, bad_events = _file_order_times([e.time_ns for e in span.events])
+    for t, e in zip(times, span.events, strict=True):
         recs.append((t, e.name, None, e.attributes))
-    last = 0
-    for r in span.logs:
+    times, bad_logs = _file_order_times([r.time_ns for r in span.logs])
+    for t, r in zip(times, span.logs, strict=True):
         name = r.event_name or _str(r.attributes.get("event.name"))
-        t = r.time_ns
-        if 0 < t <= MAX_NS:
-            last = t
-        else:
-            bad_logs += 1
-            t = last
         recs.append((t, name, r.body, r.attributes))
     if bad_events or bad_logs:
         what = [f"{bad_events} span event(s)"] if bad_events else []
