@@ -127,3 +127,16 @@ def test_html_rollup_cell_says_unknown_not_in_flight() -> None:
     assert _rollup_cells(agg).endswith('<td class="n">unknown</td>')
     agg.durationMs = UNSET
     assert _rollup_cells(agg).endswith('<td class="n">in flight</td>')
+
+
+def test_event_order_timeline_bars_say_where_they_span_not_an_empty_duration() -> None:
+    # an unknown agent start puts the timeline on the event-order axis, where a pass has no
+    # duration: its hover text read "Run · __root__#0 ·  · from #0", an empty field
+    res = CliRunner().invoke(
+        app, ["aggregate", "-", "--format", "html"], input=_trace(agent_start=None)
+    )
+    assert res.exit_code == 0, res.output
+    assert "x: event order (times missing)" in res.stdout
+    assert "<title>Run · __root__#0 · from #0 to #5</title>" in res.stdout
+    assert "<title>inner · invoke_agent:inner#1 · from #1 to #4</title>" in res.stdout
+    assert "·  ·" not in res.stdout
