@@ -204,6 +204,19 @@ def test_text_and_html_state_the_weights_the_score_uses() -> None:
     assert page.count(f"the weighted mean of the signals below ({note};") == 6  # each backed one
 
 
+def test_the_terminal_table_names_all_six_signals_and_their_weights() -> None:
+    # the table's footer was written by hand and had gone stale: five signals, no focus (the
+    # heaviest, ×2) and claims (×0) named as if it counted
+    args = [*ROUTED, "--embedder", "mock"]
+    res = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.stderr
+    assert all(len(x) <= 80 for x in res.stdout.splitlines())
+    words = " ".join(res.stdout.split())
+    names = ", ".join(EvidenceSignals.__struct_fields__)
+    assert f"the weighted mean of its signals ({names}; {weights_note()});" in words
+    assert "claim shape" not in words
+
+
 def test_every_report_names_the_scorers_signals_in_its_order() -> None:
     # the scorer's list, the JSON struct and the HTML breakdown are written apart: a signal added
     # to one and not the others would vanish from a report, or show under another name

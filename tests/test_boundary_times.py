@@ -16,7 +16,7 @@ from agentbisect.boundary.rollup import BoundaryAggregate, Tokens, aggregate_run
 from agentbisect.cli.app import app
 from agentbisect.render.html.run import _rollup_cells
 from agentbisect.schema.events import RunEntry, RunExit
-from tests.conftest import afp_proc
+from tests.conftest import PLANTED, afp_proc
 from tests.otel_build import raw_span
 
 ROOT_ID, AGENT, CHAT, ROOT2 = (
@@ -127,3 +127,28 @@ def test_html_rollup_cell_says_unknown_not_in_flight() -> None:
     assert _rollup_cells(agg).endswith('<td class="n">unknown</td>')
     agg.durationMs = UNSET
     assert _rollup_cells(agg).endswith('<td class="n">in flight</td>')
+
+
+def test_event_order_timeline_bars_say_where_they_span_not_an_empty_duration() -> None:
+    # an unknown agent start puts the timeline on the event-order axis, where a pass has no
+    # duration: its hover text read "Run · __root__#0 ·  · from #0", an empty field
+    res = CliRunner().invoke(
+        app, ["aggregate", "-", "--format", "html"], input=_trace(agent_start=None)
+    )
+    assert res.exit_code == 0, res.output
+    assert "x: event order (times missing)" in res.stdout
+    assert "<title>Run · __root__#0 · from #0 to #5</title>" in res.stdout
+    assert "<title>inner · invoke_agent:inner#1 · from #1 to #4</title>" in res.stdout
+    assert "·  ·" not in res.stdout
+
+
+def test_html_header_says_a_trace_commit_axis_is_synthesized() -> None:
+    # "commit axis present" beside the flag saying the trace has no commits of its own misled;
+    # a recording's own axis stays "present"
+    res = CliRunner().invoke(app, ["aggregate", "-", "--format", "html"], input=_trace())
+    assert res.exit_code == 0, res.output
+    assert "commit axis present (synthesized from span order)" in res.stdout
+    assert "synthesized-commit-axis" in res.stdout
+    own = CliRunner().invoke(app, ["aggregate", str(PLANTED), "--format", "html"])
+    assert own.exit_code == 0, own.output
+    assert "commit axis present ·" in own.stdout and "synthesized from" not in own.stdout

@@ -21,7 +21,13 @@ def header(o: RunOverview, title: str, extra: str = "") -> str:
         shape,
         f"{num(src.get('bytes'))} bytes" + (" (gzip)" if src.get("gzip") else ""),
         f"mode {src.get('mode') or '—'}",
-        f"commit axis {src.get('commitAxis', '?')}",
+        # "present" alone read as the trace's own commits beside a flag saying it has none
+        f"commit axis {src.get('commitAxis', '?')}"
+        + (
+            " (synthesized from span order)"
+            if any(f.flag == "synthesized-commit-axis" for f in o.flags)
+            else ""
+        ),
     ]
     if src.get("runIds"):
         bits.append("run " + ", ".join(src["runIds"][:3]))

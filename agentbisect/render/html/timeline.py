@@ -103,8 +103,14 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
             + (" open" if s.end is None else "")
             + (" slot" if kind.startswith("slot:") else f" k-{kind}")
         )
-        dur = ms(s.durationMs) if s.durationMs is not None else ("open" if s.end is None else "")
-        title = f"{lane.name} · {s.runtimeStageId} · {dur} · from {_fmt(s.start, tl.axis)}"
+        where = f"from {_fmt(s.start, tl.axis)}"
+        if s.durationMs is not None:
+            where = f"{ms(s.durationMs)} · {where}"
+        elif s.end is None:
+            where = f"open · {where}"
+        else:  # on the event-order axis a pass has a span of events, not a duration
+            where += f" to {_fmt(s.end, tl.axis)}"
+        title = f"{lane.name} · {s.runtimeStageId} · {where}"
         by_lane.setdefault(s.lane, []).append(
             f'<rect class="{cls}" x="{sc.x(s.start):.1f}" y="@Y@" width="{sc.w(s.start, s.end):.1f}" '
             f'height="12" data-stage="{esc(s.runtimeStageId)}"><title>{esc(title)}</title></rect>'

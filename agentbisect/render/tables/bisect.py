@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.report import Attribution
+from agentbisect.bisect.report import Attribution, EvidenceSignals, weights_note
 from agentbisect.bisect.result import BisectResult
 from agentbisect.js import to_fixed
 from agentbisect.render.console import stdout_console
@@ -147,8 +147,11 @@ def render_report(result: BisectResult) -> None:
             con.print(line, no_wrap=True, overflow="ellipsis")
         con.print(
             Text(
-                "evidence: how strongly the suspect's own text backs the answer (meaning, shared "
-                "terms, phrases, claims, claim shape; proxies, not causes)"
+                # the signals and weights as the scorer names them (this list had gone stale:
+                # it left out focus, the heaviest, and listed claims, which counts ×0)
+                "evidence: how strongly the suspect's own text backs the answer, the weighted "
+                f"mean of its signals ({', '.join(EvidenceSignals.__struct_fields__)}; "
+                f"{weights_note()}); proxies, not causes"
                 + (" · ≤ path-only score: an upper bound" if n_backed < len(r.suspects) else ""),
                 "dim",
             )
