@@ -29,6 +29,7 @@ def test_same_ids_as_the_whole_decode(rid: str) -> None:
 def test_an_indexed_log_gives_the_same_ids(rid: str) -> None:
     run = open_run(recording(rid))
     unindexed = run.committed_step_ids()
+    assert "commit_log" not in run.__dict__  # the ids were read without indexing the log
     assert {b.runtimeStageId for b in run.commit_log.bundles} == unindexed
     assert run.committed_step_ids() == unindexed  # (now read from the indexed log)
 

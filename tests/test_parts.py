@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agentbisect.importers import parts, recording
 from agentbisect.importers.traces import import_trace
 from agentbisect.importers.transcript_import import import_transcript
-from agentbisect.load import load
+from agentbisect.load import decode_commit_log, load, load_bytes
 from agentbisect.schema.recording import ENVELOPE_FORMAT
 
 OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"
@@ -84,7 +84,14 @@ def test_a_long_trace_is_loaded_without_joining_its_parts(
     loaded = load(str(path))
     assert handed == [3]  # the commit log, the domain events, the execution tree
     assert loaded.shape == "otel" and loaded.size == path.stat().st_size
-    assert loaded.domain is not None and len(loaded.domain.events) > 800
+    monkeypatch.undo()
+    # the same events as the whole recording, encoded at once and loaded from its bytes
+    whole = msgspec.json.encode(import_trace(path.name, path.read_bytes()).document())
+    joined = load_bytes(whole, path.name)
+    assert loaded.domain is not None and joined.domain is not None
+    assert len(loaded.domain.events) > 800  # (the parts were over MIN_PART)
+    assert loaded.domain.events == joined.domain.events
+    assert decode_commit_log(loaded) == decode_commit_log(joined)
 
 
 def test_a_placeholder_the_loader_did_not_keep_whole_falls_back_to_the_joined_bytes() -> None:

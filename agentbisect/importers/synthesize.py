@@ -191,22 +191,23 @@ class _Builder:
         self._now[0] = ms
 
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
-        if node.span.bad_time & (END_UNKNOWN if end else START_UNKNOWN):
+        span = node.span
+        ms = _end_ms(span) if end else _start_ms(span)
+        if ms is ABSENT:
             # The time is unknown: no ts, so no latency is derived from a stand-in 0.
             return {
                 "runtimeStageId": node.step_id,
                 "subflowPath": list(self.path),
-                "traceId": node.span.trace_id,
-                "spanId": node.span.span_id,
+                "traceId": span.trace_id,
+                "spanId": span.span_id,
             }
-        ms = (node.span.end_ns if end else node.span.start_ns) // 1_000_000
         meta = {
             "wallClockMs": ms,
             "runOffsetMs": ms - self.root.span.start_ns // 1_000_000,
             "runtimeStageId": node.step_id,
             "subflowPath": list(self.path),
-            "traceId": node.span.trace_id,
-            "spanId": node.span.span_id,
+            "traceId": span.trace_id,
+            "spanId": span.span_id,
         }
         if self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown run start)
             del meta["runOffsetMs"]
@@ -265,7 +266,7 @@ class _Builder:
         root = self.root
         # An unknown time is ABSENT: the run/subflow event then has no ts, and no boundary
         # duration is made from the stand-in 0.
-        self.now = ABSENT if root.span.bad_time & START_UNKNOWN else root.span.start_ns // 1_000_000
+        self.now = _start_ms(root.span)
         payload: dict[str, Any] = {"name": root.span.name, "traceId": root.span.trace_id}
         if isinstance(root.reading.op, Boundary) and root.reading.op.input is not None:
             payload["input"] = root.reading.op.input
@@ -291,7 +292,7 @@ class _Builder:
 
     def _enter(self, node: Node, is_root: bool) -> None:
         span = node.span
-        self.now = ABSENT if span.bad_time & START_UNKNOWN else span.start_ns // 1_000_000
+        self.now = _start_ms(span)
         role = node.reading.role
         op = node.reading.op
         if role in ("agent", "chain") and not is_root and isinstance(op, Boundary):
@@ -322,7 +323,7 @@ class _Builder:
 
     def _exit(self, node: Node, is_root: bool) -> None:
         span = node.span
-        self.now = ABSENT if span.bad_time & END_UNKNOWN else span.end_ns // 1_000_000
+        self.now = _end_ms(span)
         role = node.reading.role
         op = node.reading.op
         failed = span.status == "ERROR"
@@ -427,8 +428,8 @@ class _Builder:
             if node.span.status == "ERROR"
             else (call.finish_reason or ("tool_calls" if calls else "stop")),
         }
-        if not node.span.bad_time:
-            payload["durationMs"] = max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000)
+        if not node.span.bad_time:  # (an unknown start or end: an unknown duration)
+            payload["durationMs"] = _duration_ms(node.span)
         if call.input_tokens is not None or call.output_tokens is not None:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
         self.rec.emit(
@@ -662,8 +663,8 @@ class _Builder:
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
         }
-        if not node.span.bad_time:
-            payload["durationMs"] = max(0, (node.span.end_ns - node.span.start_ns) // 1_000_000)
+        if not node.span.bad_time:  # (an unknown start or end: an unknown duration)
+            payload["durationMs"] = _duration_ms(node.span)
         if op.result is not None:
             payload["result"] = op.result
         if node.span.status == "ERROR":
@@ -747,6 +748,21 @@ class _Builder:
                 "documents": [d.id for d in op.documents],
             }
         return owned
+
+
+def _start_ms(span: Span) -> Any:
+    """The span's start in ms, or ABSENT when it is unknown (its event then has no ts)."""
+    return ABSENT if span.bad_time & START_UNKNOWN else span.start_ns // 1_000_000
+
+
+def _end_ms(span: Span) -> Any:
+    """The span's end in ms, or ABSENT when it is unknown."""
+    return ABSENT if span.bad_time & END_UNKNOWN else span.end_ns // 1_000_000
+
+
+def _duration_ms(span: Span) -> int:
+    """The span's duration in ms (of a span with both times known)."""
+    return max(0, (span.end_ns - span.start_ns) // 1_000_000)
 
 
 _WHICH = {START_UNKNOWN: "start", END_UNKNOWN: "end", START_UNKNOWN | END_UNKNOWN: "start and end"}
