@@ -127,7 +127,7 @@ _ALL = (
     FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),
     FlagInfo(
         "malformed-span-time",
-        "spans with a missing or unparsable start/end time: kept, no latency or duration",
+        "spans with a missing, unparsable or reversed start/end time: kept, no latency or duration",
         "importer",
     ),
     FlagInfo(
