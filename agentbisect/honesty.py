@@ -132,7 +132,7 @@ _ALL = (
     ),
     FlagInfo(
         "malformed-event-time",
-        "span events or log records with a missing or unparsable time: kept, order a guess",
+        "span events or log records with a missing, unparsable or out-of-span time: kept, order a guess",
         "importer",
     ),
     FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),

@@ -998,7 +998,8 @@ def synthesize(
             (
                 EVENT_TIME,
                 f"{len(untimed)} LLM span(s) hold span events or log records with a missing, "
-                f"unparsable or out-of-range time: {', '.join(untimed[:3])}"
+                "unparsable or out-of-range time, or one outside the span's own time range: "
+                f"{', '.join(untimed[:3])}"
                 f"{', …' if len(untimed) > 3 else ''}; their content is kept, placed after the "
                 "record before it in the file — the order of those messages is a guess",
             )
