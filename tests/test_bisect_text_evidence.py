@@ -242,3 +242,22 @@ def test_the_json_says_how_the_evidence_score_combines_the_signals() -> None:
     for extra in (["--ranking", "upstream"], ["--upstream"]):
         other = json.loads(_bisect(*ROUTED, "--embedder", "mock", *extra, "--json").stdout)
         assert "evidenceScoring" not in other
+
+
+def test_the_text_report_keeps_one_line_per_fact_at_any_terminal_width() -> None:
+    # --format text is upstream's formatContextBugReport line for line (bisect.md §9.3) and is
+    # read by grep and diff: it is not wrapped to the terminal (the table is the screen format)
+    args = [*ROUTED, "--embedder", "mock", "--format", "text"]
+    narrow = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "60"})
+    wide = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "250"})
+    assert narrow.exit_code == wide.exit_code == 0
+    assert narrow.stdout == wide.stdout
+    lines = narrow.stdout.splitlines()
+    assert max(len(x) for x in lines) > 80
+    n = len([x for x in lines if HEAD.match(x)])
+    for field in ("path:", "verdict:"):
+        assert len([x for x in lines if x.lstrip().startswith(field)]) == n
+    flags = json.loads(_bisect(*ROUTED, "--embedder", "mock", "--json").stdout)["honestyFlags"]
+    assert [x for x in lines if x.startswith("⚠ [")] == [
+        f"⚠ [{f['flag']}] {f['note']}" for f in flags
+    ]
