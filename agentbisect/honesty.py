@@ -127,12 +127,12 @@ _ALL = (
     FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),
     FlagInfo(
         "malformed-span-time",
-        "spans with a missing or unparsable start/end time: kept, no latency or duration",
+        "spans with a missing, unparsable or reversed start/end time: kept, no latency or duration",
         "importer",
     ),
     FlagInfo(
         "malformed-event-time",
-        "span events or log records with a missing or unparsable time: kept, order a guess",
+        "span events or log records with a missing, unparsable or out-of-span time: kept, order a guess",
         "importer",
     ),
     FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),

@@ -7,8 +7,6 @@ first reader.
 
 from __future__ import annotations
 
-from msgspec import UNSET
-
 from agentbisect.boundary.calls import call_rows
 from agentbisect.boundary.timeline import build_timeline
 from agentbisect.results import BoundaryRow, RunOverview, Totals
@@ -37,7 +35,7 @@ def run_overview(run: Run, trigger: str | None = None) -> RunOverview:
         toolCalls=rr.toolCalls,
         tokensIn=rr.tokens.input,
         tokensOut=rr.tokens.output,
-        durationMs=rr.durationMs if rr.durationMs is not UNSET else None,
+        durationMs=rr.durationMs,
         events=len(run.events),
         boundaries=len(tl.spans),
     )

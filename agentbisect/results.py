@@ -110,7 +110,9 @@ class Totals(Struct):
     toolCalls: int
     tokensIn: int | float
     tokensOut: int | float
-    durationMs: int | float | None
+    # as the run's rollup row has it: UNSET while no run exit is recorded, None when it exited
+    # but its entry or exit time is unknown (the table says "unknown" then, and so must a report)
+    durationMs: int | float | msgspec.UnsetType | None
     events: int
     boundaries: int  # boundary passes (entry/exit pairs)
 

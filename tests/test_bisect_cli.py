@@ -317,7 +317,8 @@ def test_culprits_cli(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.stderr
     rep = json.loads(res.stdout)
-    assert list(rep)[-3:] == ["culprits", "embedder", "ranking"]  # after every upstream key
+    # after every upstream key
+    assert list(rep)[-4:] == ["culprits", "embedder", "ranking", "evidenceScoring"]
     assert rep["culprits"]["verdict"] == "confirmed"
     assert [[c["label"] for c in g] for g in rep["culprits"]["culprits"]] == [
         ["injection 'vip-override-fact'"]
@@ -366,7 +367,13 @@ def test_missing_context_cli(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.stderr
     rep = json.loads(res.stdout)
     assert list(rep).index("dropped") < list(rep).index("sliceStats")
-    assert list(rep)[-4:] == ["baseline", "restorationBaseline", "embedder", "ranking"]
+    assert list(rep)[-5:] == [
+        "baseline",
+        "restorationBaseline",
+        "embedder",
+        "ranking",
+        "evidenceScoring",
+    ]
     assert rep["dropped"][0]["verdict"]["verdict"] == "confirmed"
     assert "restoring" in rep["dropped"][0]["verdict"]["claim"]
     res = invoke(

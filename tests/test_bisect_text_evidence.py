@@ -223,3 +223,41 @@ def test_every_report_names_the_scorers_signals_in_its_order() -> None:
     assert tuple(EvidenceSignals.__struct_fields__) == SIGNALS
     assert tuple(name for name, _ in HTML_SIGNALS) == SIGNALS
     assert tuple(WEIGHTS) == SIGNALS
+
+
+def test_the_json_says_how_the_evidence_score_combines_the_signals() -> None:
+    # the table and text named the weights, the JSON only the signals: a consumer could not
+    # recompute or explain a score from the report
+    rep = json.loads(_bisect(*ROUTED, "--embedder", "mock", "--json").stdout)
+    scoring = rep["evidenceScoring"]
+    assert scoring == {"combine": "weighted-mean", "weights": dict(WEIGHTS)}
+    assert list(rep)[-3:] == ["embedder", "ranking", "evidenceScoring"]  # after upstream's keys
+    w = scoring["weights"]
+    backed = [s["evidence"] for s in rep["suspects"] if "evidence" in s]
+    assert len(backed) == 6
+    for ev in backed:
+        mean = sum(w[k] * ev["signals"][k] for k in w) / sum(w.values())
+        assert abs(ev["score"] - mean) < 1e-12
+    # no evidence scores, no rule: upstream's ranking, and the upstream report
+    for extra in (["--ranking", "upstream"], ["--upstream"]):
+        other = json.loads(_bisect(*ROUTED, "--embedder", "mock", *extra, "--json").stdout)
+        assert "evidenceScoring" not in other
+
+
+def test_the_text_report_keeps_one_line_per_fact_at_any_terminal_width() -> None:
+    # --format text is upstream's formatContextBugReport line for line (bisect.md §9.3) and is
+    # read by grep and diff: it is not wrapped to the terminal (the table is the screen format)
+    args = [*ROUTED, "--embedder", "mock", "--format", "text"]
+    narrow = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "60"})
+    wide = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "250"})
+    assert narrow.exit_code == wide.exit_code == 0
+    assert narrow.stdout == wide.stdout
+    lines = narrow.stdout.splitlines()
+    assert max(len(x) for x in lines) > 80
+    n = len([x for x in lines if HEAD.match(x)])
+    for field in ("path:", "verdict:"):
+        assert len([x for x in lines if x.lstrip().startswith(field)]) == n
+    flags = json.loads(_bisect(*ROUTED, "--embedder", "mock", "--json").stdout)["honestyFlags"]
+    assert [x for x in lines if x.startswith("⚠ [")] == [
+        f"⚠ [{f['flag']}] {f['note']}" for f in flags
+    ]

@@ -152,3 +152,27 @@ def test_html_header_says_a_trace_commit_axis_is_synthesized() -> None:
     own = CliRunner().invoke(app, ["aggregate", str(PLANTED), "--format", "html"])
     assert own.exit_code == 0, own.output
     assert "commit axis present ·" in own.stdout and "synthesized from" not in own.stdout
+
+
+def test_html_duration_tile_says_unknown_like_the_table() -> None:
+    # the table's Run row said "unknown", the page's duration tile "—" (the overview folded an
+    # unknown duration into "no exit recorded")
+    tile = '<div class="tot"><b>{}</b><span>duration</span></div>'
+    for fmt in ("html", "table"):
+        res = CliRunner().invoke(
+            app,
+            ["aggregate", "-", "--format", fmt],
+            input=_trace(root_end="abc"),
+            env={"COLUMNS": "120"},
+        )
+        assert res.exit_code == 0, res.output
+        if fmt == "html":
+            assert tile.format("unknown") in res.stdout and tile.format("—") not in res.stdout
+        else:
+            run_row = next(ln for ln in res.stdout.splitlines() if ln.startswith("│ Run"))
+            assert run_row.rstrip(" │").endswith("unknown")
+    good = CliRunner().invoke(app, ["aggregate", "-", "--format", "html"], input=_trace())
+    assert tile.format("5,000 ms") in good.stdout
+    # no run exit at all (a recording cut short) stays "—": not known to be unknown
+    cut = CliRunner().invoke(app, ["aggregate", str(PLANTED), "--format", "html"])
+    assert cut.exit_code == 0 and "<span>duration</span>" in cut.stdout

@@ -220,3 +220,43 @@ def test_console_good_event_times_raise_no_flag() -> None:
     data = _console('"2023-11-14T22:13:21.000003Z"')
     assert FLAG not in _import_flags(data)
     assert _commit_order(data) == IN_ORDER
+
+
+# ------------------------------------------------------------------ a real time outside the span
+
+
+@pytest.mark.parametrize(
+    ("third", "flagged"),
+    [
+        (S, True),  # before the chat span starts (S + SEC): moved the turn to the front, unflagged
+        (S + SEC - 1, True),
+        (S + 2 * SEC + 1, True),  # after it ends
+        (S + 4 * SEC, True),
+        (S + SEC, False),  # its start and end are inside its range
+        (S + 2 * SEC, False),
+    ],
+)
+def test_event_time_outside_its_span_keeps_file_order_and_flags(third: int, flagged: bool) -> None:
+    for data, what in (
+        (_otlp_events(str(third)), "1 span event(s)"),
+        (_otlp_logs(str(third), None), "1 log record(s)"),
+    ):
+        flags = _import_flags(data)
+        assert (FLAG in flags) is flagged
+        if flagged:
+            assert _commit_order(data) == IN_ORDER
+            assert f"'chat x' ({CHAT}): {what}" in flags[FLAG]
+            assert "outside the span's own time range" in flags[FLAG]
+
+
+def test_event_time_outside_its_span_real_process(tmp_path: Path) -> None:
+    f = tmp_path / "early.otlp.json"
+    f.write_bytes(_otlp_events(str(S)))
+    rec = tmp_path / "run.json"
+    proc = afp_proc("record", str(f), "-o", str(rec))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    stages = [c["stageId"] for c in json.loads(rec.read_text())["snapshot"]["commitLog"]]
+    assert stages == IN_ORDER
+    out = json.loads(afp_proc("bisect", str(f), "--at-llm", "-1", "--json").stdout)
+    assert f"({CHAT}): 1 span event(s)" in flag_notes(out)[FLAG]
+    assert "malformed-span-time" not in flag_notes(out)

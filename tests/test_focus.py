@@ -389,3 +389,31 @@ def test_planted_culprit_first_only_without_day_words_in_the_predicate(
     assert ranked()[0] == (p["source"], p["kind"])
     monkeypatch.setattr(focus_module, "_DEICTIC_DAY", frozenset())
     assert ranked().index((p["source"], p["kind"])) == 1
+
+
+@pytest.mark.parametrize(
+    ("contracted", "spelled_out"),
+    [
+        (
+            "Which platform isn't wheelchair accessible?",
+            "Which platform is not wheelchair accessible?",
+        ),
+        ("How many bags aren't covered by the fee?", "How many bags are not covered by the fee?"),
+        ("What plan doesn't include roaming?", "What plan does not include roaming?"),
+    ],
+)
+def test_a_negative_contraction_ends_the_asked_nouns_like_its_spelled_out_form(
+    contracted: str, spelled_out: str
+) -> None:
+    # the noun scan tested the whole word: "isn't" is neither a stop word nor an auxiliary
+    # ("isn" is), so it and every word after it became what was asked
+    a, b = question_focus(contracted, _STOP), question_focus(spelled_out, _STOP)
+    assert a.nouns == b.nouns and not any("'" in n for n in a.nouns)
+
+
+def test_a_tag_question_does_not_take_the_predicate_into_the_subject() -> None:
+    # "isn't" did not end the subject's run: "open" and "isn" were taken for the subject, and
+    # with every unit touching it, no subject word was left out of the predicate at all
+    f = question_focus("Is the museum shop open, isn't it?", _STOP)
+    assert f.subject == ("museum", "shop")
+    assert f.predicate == ("open",)

@@ -220,3 +220,63 @@ def test_an_identifier_wider_than_the_terminal_folds_alone() -> None:
     assert not left and not _too_wide(text, 80)
     assert "injection" in text and "0.774" in text and " lookup " in text
     assert "".join(ch for ch in text if ch == "x") == long_id  # folded, nothing lost
+
+
+def _header_lines(text: str, title: str) -> list[str]:
+    """The header lines (between the top rule and the heavy rule) of the table titled ``title``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(title))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("┡"))
+    return lines[start + 2 : end]
+
+
+def _tokens_pair_reads_as_a_pair(header: list[str]) -> None:
+    joined = [" ".join(h.replace("┃", " ").split()) for h in header]
+    if len(header) == 1:
+        assert "tok in tok out" in joined[0]
+    else:  # folded: both, "tok" over "in" and "tok" over "out"
+        assert joined[0].split().count("tok") == 2, joined
+        assert "in out" in joined[1], joined
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("upstream/composition.recording.json", "Rollups"),  # "tok out" alone went over 2 lines
+        ("otel/transcript.multi-agent.history.json", "Rollups"),
+        ("otel/openinference-langchain.tool-planted.otlp.json", "Calls"),
+        ("upstream/react-tools-lean.recording.json", "LLM calls"),
+    ],
+)
+def test_at_80_columns_the_token_headers_fold_together_or_not_at_all(
+    name: str, title: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agentbisect.aggregate import aggregate
+    from agentbisect.render.tables import aggregate as tables
+    from agentbisect.run import open_run
+
+    # as afp draws it at COLUMNS=80
+    _tokens_pair_reads_as_a_pair(_header_lines(_run(80, "aggregate", str(FIXTURES / name)), title))
+    for width in (80, 100, 120):
+        # a console as wide as a real terminal (rich measures it, not COLUMNS)
+        out = io.StringIO()
+        monkeypatch.setattr(
+            tables, "stdout_console", lambda o=out, w=width: Console(file=o, width=w)
+        )
+        tables.render_aggregate(aggregate(open_run(str(FIXTURES / name)), show_all=True))
+        text = out.getvalue()
+        assert not _too_wide(text, width)
+        _tokens_pair_reads_as_a_pair(_header_lines(text, title))
+
+
+def test_a_trace_agent_path_breaks_after_its_colon_not_mid_name() -> None:
+    # at 80 columns the rollups' path column folded "invoke_agent:order_" / "lookup#3"
+    shown = _run(80, "aggregate", str(FIXTURES / "otel" / "transcript.multi-agent.history.json"))
+    rollups = shown[: shown.index("Calls")]
+    for agent in ("triage#1", "order_lookup#3", "policy_researcher#5", "billing#7"):
+        assert "│ invoke_agent:" in rollups
+        assert re.search(rf"│ {agent}\s+│", rollups), agent

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from agentbisect.cli.app import app
 from agentbisect.importers import otel_console, otlp_json
-from agentbisect.importers.spans import END_UNKNOWN, START_UNKNOWN
+from agentbisect.importers.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN
 from agentbisect.importers.traces import import_trace
 from tests.conftest import afp_proc
 from tests.otel_build import TIMES_TRACE, flag_notes, raw_span
@@ -167,7 +167,10 @@ def test_flag_names_count_and_first_spans_and_replaces_outside_parent() -> None:
     r = import_trace("t.json", _otlp("abc", tool_end="-1"))
     flags = dict(r.flags)
     note = flags["malformed-span-time"]
-    assert note.startswith("2 span(s) have a missing, unparsable or out-of-range start/end time: ")
+    assert note.startswith(
+        "2 span(s) have a missing, unparsable or out-of-range start/end time, or end before they "
+        "start: "
+    )
     assert f"'chat gpt-x' ({CHAT1}) start" in note and f"'execute_tool lookup' ({TOOL}) end" in note
     # time 0 is a stand-in, not a time outside the parent's range
     assert "span-outside-parent" not in flags
@@ -239,3 +242,97 @@ def test_good_times_raise_no_flag() -> None:
         import_trace("t.json", _console()),
     ):
         assert "malformed-span-time" not in dict(r.flags)
+
+
+# ------------------------------------------------------------------ a span that ends before it starts
+
+
+def _reversed_otlp(which: str) -> bytes:
+    """The four-span trace with one span's real start and end swapped (``which``: root, chat, tool)."""
+    times = {
+        ROOT_ID: (S, S + 5 * SEC),
+        CHAT1: (S + SEC, S + 2 * SEC),
+        TOOL: (S + 2 * SEC, S + 3 * SEC),
+        CHAT2: (S + 3 * SEC, S + 4 * SEC),
+    }
+    sid = {"root": ROOT_ID, "chat": CHAT1, "tool": TOOL}[which]
+    times[sid] = times[sid][::-1]
+    spans = [
+        _otlp_span(ROOT_ID, "", "invoke_agent a", "invoke_agent", *map(str, times[ROOT_ID])),
+        _otlp_span(CHAT1, ROOT_ID, "chat gpt-x", "chat", *map(str, times[CHAT1])),
+        _otlp_span(TOOL, ROOT_ID, "execute_tool lookup", "execute_tool", *map(str, times[TOOL])),
+        _otlp_span(CHAT2, ROOT_ID, "chat gpt-x", "chat", *map(str, times[CHAT2])),
+    ]
+    doc = {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]}
+    return json.dumps(doc).encode()
+
+
+@pytest.mark.parametrize(("end", "bad"), [(S + SEC - 1, ENDS_BEFORE_START), (S + SEC, 0)])
+def test_readers_mark_an_end_before_the_start(end: int, bad: int) -> None:
+    otlp = _otlp(str(S + SEC)).replace(
+        f'"endTimeUnixNano": "{S + 2 * SEC}"'.encode(), f'"endTimeUnixNano": "{end}"'.encode(), 1
+    )
+    chat = next(s for s in otlp_json.read("t.json", otlp).spans if s.span_id == CHAT1)
+    assert (chat.start_ns, chat.end_ns, chat.bad_time) == (S + SEC, end, bad)
+    # the console form, and a {"spans": [...]} dump with integer nanoseconds
+    tool = next(
+        s
+        for s in otel_console.read("t.json", _console(tool_end=str(end))).spans
+        if s.span_id == TOOL
+    )
+    assert tool.bad_time == (0 if end >= S + 2 * SEC else ENDS_BEFORE_START)
+    dump = json.dumps(
+        {
+            "spans": [
+                {
+                    "name": "chat gpt-x",
+                    "context": {"trace_id": TIMES_TRACE, "span_id": CHAT1},
+                    "start_time": S + SEC,
+                    "end_time": end,
+                    "attributes": {"gen_ai.operation.name": "chat"},
+                }
+            ]
+        }
+    ).encode()
+    assert otel_console.read("t.json", dump).spans[0].bad_time == bad
+
+
+def test_an_llm_span_ending_before_it_starts_has_no_latency(tmp_path: Path) -> None:
+    f = tmp_path / "rev.otlp.json"
+    f.write_bytes(_reversed_otlp("chat"))
+    proc = afp_proc("aggregate", str(f), "--json")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    out = json.loads(proc.stdout)
+    calls = {c["step"]: c for c in out["llmCalls"]}
+    assert calls["chat#1"]["latencyMs"] is None  # was -1000
+    assert calls["chat#3"]["latencyMs"] == 1000
+    note = flag_notes(out)["malformed-span-time"]
+    assert note.startswith("1 span(s)") and f"'chat gpt-x' ({CHAT1}) ends before it starts" in note
+    assert "span-outside-parent" not in flag_notes(out)
+
+
+def test_a_tool_span_ending_before_it_starts_has_no_duration() -> None:
+    r = import_trace("t.json", _reversed_otlp("tool"))
+    assert f"({TOOL}) ends before it starts" in dict(r.flags)["malformed-span-time"]
+    res = CliRunner().invoke(app, ["events", "-", "--json"], input=_reversed_otlp("tool"))
+    assert res.exit_code == 0 and res.exception is None
+    events = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
+    tool_end = next(e for e in events if e["type"] == "tool.end")
+    assert "durationMs" not in tool_end and "ts" not in tool_end  # was a silent durationMs 0
+    tool_start = next(e for e in events if e["type"] == "tool.start")
+    assert tool_start["ts"] == (S + 3 * SEC) // 1_000_000  # ordered by its start
+
+
+def test_a_run_ending_before_it_starts_has_an_unknown_duration(tmp_path: Path) -> None:
+    f = tmp_path / "rev.otlp.json"
+    f.write_bytes(_reversed_otlp("root"))
+    out = json.loads(afp_proc("aggregate", str(f), "--json").stdout)
+    assert out["run"]["durationMs"] is None  # was -5000
+    flags = flag_notes(out)
+    assert f"'invoke_agent a' ({ROOT_ID}) ends before it starts" in flags["malformed-span-time"]
+    # its children are not outside a range the run does not have
+    assert "span-outside-parent" not in flags
+    table = afp_proc("aggregate", str(f), env={"COLUMNS": "120"})
+    assert table.returncode == 0 and "Traceback" not in table.stderr
+    run_row = next(line for line in table.stdout.splitlines() if line.startswith("│ Run"))
+    assert "unknown" in run_row and "-5,000" not in table.stdout

@@ -177,8 +177,9 @@ def question_subject(low: list[str], stop: frozenset[str]) -> list[str]:
             return []
         j = i + 2
         run: list[str] = []
-        while j < len(low) and low[j] not in stop and low[j] not in _FUNCTION:
-            run.append(low[j].split("'")[0])
+        # (a contraction is checked by its first part, as everywhere here: "isn't" is "isn")
+        while j < len(low) and (w := low[j].split("'")[0]) not in stop and w not in _FUNCTION:
+            run.append(w)
             j += 1
         if aux not in _BE:
             return run[:1]
@@ -236,7 +237,8 @@ def question_focus(question: str, stop: frozenset[str]) -> Focus:
     if kind in ("time", "number", "value"):
         skip = 2 if low[:1] == ["how"] or pair in _TIME_WH else 1
         for w, lw in zip(words[skip:], low[skip:], strict=True):
-            if lw in stop or lw in _AUX or any(c.isdigit() for c in lw):
+            base = lw.split("'")[0]  # ("aren't" ends the nouns as "are not" does)
+            if base in stop or base in _AUX or any(c.isdigit() for c in lw):
                 break
             nouns.append(w)
     # the subject's record states the entity, not what is asked of it: its words anchor no

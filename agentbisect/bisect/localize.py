@@ -26,6 +26,7 @@ from agentbisect.bisect.report import (
     EvidenceSignals,
     Suspect,
     SuspectEvidence,
+    evidence_scoring,
 )
 from agentbisect.bisect.slice import causal_chain
 from agentbisect.bisect.suspects import ScorerFn, build_drafts, rank, refine, to_suspect
@@ -264,6 +265,9 @@ def localize(
         restorationBaseline=restoration_baseline,
         embedder=UNSET if upstream else label,
         ranking=UNSET if upstream else ranking,
+        evidenceScoring=evidence_scoring()
+        if ranking == "evidence-first" and not upstream
+        else UNSET,
         contrastive=True if expected is not None and not upstream else UNSET,
     )
 

@@ -155,6 +155,20 @@ class EvidenceSignals(Struct, kw_only=True):
     claimShape: Num
 
 
+class EvidenceScoring(Struct, kw_only=True):
+    """agentbisect extension: how every ``suspects[].evidence.score`` combines its signals —
+    ``combine`` is ``weighted-mean``: the sum of ``weights[s] × signals[s]`` over the six
+    signals, divided by the sum of the weights (``EVIDENCE_WEIGHTS``)."""
+
+    combine: str
+    weights: EvidenceSignals
+
+
+def evidence_scoring() -> EvidenceScoring:
+    """The scoring rule of the evidence-first ranking, as the JSON report states it."""
+    return EvidenceScoring(combine="weighted-mean", weights=EvidenceSignals(**EVIDENCE_WEIGHTS))
+
+
 class SuspectEvidence(Struct, kw_only=True):
     """agentbisect extension: what the suspect said and how strongly it backs the answer."""
 
@@ -297,6 +311,8 @@ class ContextBugReport(Struct, kw_only=True):
     # the scorer of the semantic refinement)
     embedder: str | UnsetType = UNSET
     ranking: str | UnsetType = UNSET  # evidence-first | upstream
+    # with the evidence-first ranking: how the suspects' evidence scores were combined
+    evidenceScoring: EvidenceScoring | UnsetType = UNSET
     contrastive: bool | UnsetType = UNSET  # true when an expected answer was given
 
 

@@ -393,14 +393,14 @@ def _system_parts(value: Any) -> list[str]:
 EVENT_TIME = "malformed-event-time"
 
 
-def _file_order_times(times: list[int]) -> tuple[list[int], int]:
-    """The times with each missing, unparsable or out-of-range one replaced by the last good
-    time before it (0 if none), so a stable sort keeps it where it stood in the file; and how
-    many were replaced."""
+def _file_order_times(times: list[int], lo: int, hi: int) -> tuple[list[int], int]:
+    """The times with each one outside ``lo..hi`` (missing, unparsable, out of range, or
+    outside its span) replaced by the last good time before it (0 if none), so a stable sort
+    keeps it where it stood in the file; and how many were replaced."""
     out: list[int] = []
     bad = last = 0
     for t in times:
-        if 0 < t <= MAX_NS:
+        if lo <= t <= hi:
             last = t
         else:
             bad += 1
@@ -411,15 +411,18 @@ def _file_order_times(times: list[int]) -> tuple[list[int], int]:
 def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[str, Any]]]:
     """(event name, body, attributes) of the span's events and joined log records, in time order.
 
-    A record whose time is missing, unparsable or out of range keeps its place in the file
-    (it sorts with the record before it) rather than moving to the front as if at time 0;
-    the span then gets a ``malformed-event-time`` problem, since the order of its messages is
-    a guess."""
+    A record whose time is missing, unparsable, out of range or outside the span's own time
+    range keeps its place in the file (it sorts with the record before it) rather than moving
+    to the front as if at time 0 (or wherever its wrong time puts it); the span then gets a
+    ``malformed-event-time`` problem, since the order of its messages is a guess."""
+    # (a span's events and the records of its call are written while it runs, so a time
+    # outside its range is not a time of this call; a span without a range checks none)
+    lo, hi = (1, MAX_NS) if span.bad_time else (span.start_ns, span.end_ns)
     recs: list[tuple[int, str, Any, dict[str, Any]]] = []
-    times, bad_events = _file_order_times([e.time_ns for e in span.events])
+    times, bad_events = _file_order_times([e.time_ns for e in span.events], lo, hi)
     for t, e in zip(times, span.events, strict=True):
         recs.append((t, e.name, None, e.attributes))
-    times, bad_logs = _file_order_times([r.time_ns for r in span.logs])
+    times, bad_logs = _file_order_times([r.time_ns for r in span.logs], lo, hi)
     for t, r in zip(times, span.logs, strict=True):
         name = r.event_name or _str(r.attributes.get("event.name"))
         recs.append((t, name, r.body, r.attributes))

@@ -16,14 +16,13 @@ from typing import Any
 from agentbisect.errors import InputError
 from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
-    END_UNKNOWN,
     SPAN_KINDS,
-    START_UNKNOWN,
     Span,
     SpanBatch,
     SpanEvent,
     is_zero_id,
     normalize_id,
+    time_bits,
     time_ok,
 )
 
@@ -148,7 +147,7 @@ def _span(obj: dict[str, Any], batch: SpanBatch, name: str, pos: str) -> Span:
         attributes=_attrs(obj.get("attributes"), batch, where),
         events=events,
         scope=_scope(obj.get("instrumentation_scope")),
-        bad_time=(START_UNKNOWN if start is None else 0) | (END_UNKNOWN if end is None else 0),
+        bad_time=time_bits(start or 0, end or 0),
     )
 
 

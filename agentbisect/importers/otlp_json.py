@@ -22,15 +22,14 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.errors import InputError
 from agentbisect.importers import trace_sniff
 from agentbisect.importers.spans import (
-    END_UNKNOWN,
     SPAN_KINDS,
-    START_UNKNOWN,
     LogRecord,
     Span,
     SpanBatch,
     SpanEvent,
     is_zero_id,
     normalize_id,
+    time_bits,
     time_ok,
 )
 
@@ -380,9 +379,7 @@ def _add_export(
                 parent = normalize_id(s.parentSpanId)
                 status, message = _status(s.status)
                 start, end = _nanos(s.startTimeUnixNano), _nanos(s.endTimeUnixNano)
-                bad = (0 if time_ok(start) else START_UNKNOWN) | (
-                    0 if time_ok(end) else END_UNKNOWN
-                )
+                bad = time_bits(start, end)
                 batch.spans.append(
                     Span(
                         trace_id=one(normalize_id(s.traceId)),

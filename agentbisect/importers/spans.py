@@ -44,11 +44,14 @@ class Span:
     logs: list[LogRecord] = field(default_factory=list)
     # START_UNKNOWN | END_UNKNOWN: a time missing, unparsable or out of range on disk. It is
     # read as 0 (so the span orders as before), but no duration or latency may be derived from it.
+    # ENDS_BEFORE_START: both times real but the end precedes the start; one of them is wrong and
+    # nothing says which, so the span orders by its start and its end counts as unknown.
     bad_time: int = 0
 
 
 START_UNKNOWN = 1
 END_UNKNOWN = 2
+ENDS_BEFORE_START = 4
 
 # A span time on disk is unsigned nanoseconds since the epoch (OTLP's fixed64); 0 means unset.
 # Beyond 2**63 - 1 (the year 2262) no clock writes it and the ms arithmetic would be nonsense.
@@ -58,6 +61,12 @@ MAX_NS = 2**63 - 1
 def time_ok(ns: int) -> bool:
     """Whether a span time read from disk is a real time (not unset, negative or absurd)."""
     return 0 < ns <= MAX_NS
+
+
+def time_bits(start: int, end: int) -> int:
+    """``Span.bad_time`` for a start and end as read from disk (0 when missing or unparsable)."""
+    bad = (0 if time_ok(start) else START_UNKNOWN) | (0 if time_ok(end) else END_UNKNOWN)
+    return ENDS_BEFORE_START if not bad and end < start else bad
 
 
 @dataclass(slots=True)

@@ -44,7 +44,7 @@ from agentbisect.importers.conventions import (
     read_llm_content,
     read_span,
 )
-from agentbisect.importers.spans import END_UNKNOWN, START_UNKNOWN, Span
+from agentbisect.importers.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN, Span
 from agentbisect.js import ABSENT
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 from agentbisect.schema.recording import (
@@ -756,8 +756,9 @@ def _start_ms(span: Span) -> Any:
 
 
 def _end_ms(span: Span) -> Any:
-    """The span's end in ms, or ABSENT when it is unknown."""
-    return ABSENT if span.bad_time & END_UNKNOWN else span.end_ns // 1_000_000
+    """The span's end in ms, or ABSENT when it is unknown (or before its start: either may be
+    the wrong one, and the start keeps the span's place)."""
+    return ABSENT if span.bad_time & (END_UNKNOWN | ENDS_BEFORE_START) else span.end_ns // 1_000_000
 
 
 def _duration_ms(span: Span) -> int:
@@ -765,7 +766,12 @@ def _duration_ms(span: Span) -> int:
     return max(0, (span.end_ns - span.start_ns) // 1_000_000)
 
 
-_WHICH = {START_UNKNOWN: "start", END_UNKNOWN: "end", START_UNKNOWN | END_UNKNOWN: "start and end"}
+_WHICH = {
+    START_UNKNOWN: "start",
+    END_UNKNOWN: "end",
+    START_UNKNOWN | END_UNKNOWN: "start and end",
+    ENDS_BEFORE_START: "ends before it starts",
+}
 
 
 class _Clock:
@@ -920,9 +926,9 @@ def build_tree(
             (
                 "malformed-span-time",
                 f"{len(untimed)} span(s) have a missing, unparsable or out-of-range start/end "
-                f"time: {named}{', …' if len(untimed) > 3 else ''}; kept and ordered as if at "
-                "time 0 — their LLM latencies, tool durations and agent, chain or run "
-                "durations are left out (unknown)",
+                f"time, or end before they start: {named}{', …' if len(untimed) > 3 else ''}; "
+                "kept, an unknown time ordered as if at time 0 — their LLM latencies, tool "
+                "durations and agent, chain or run durations are left out (unknown)",
             )
         )
     unknown = sum(1 for n in by_id.values() if n.span.kind == "UNSPECIFIED")
@@ -992,7 +998,8 @@ def synthesize(
             (
                 EVENT_TIME,
                 f"{len(untimed)} LLM span(s) hold span events or log records with a missing, "
-                f"unparsable or out-of-range time: {', '.join(untimed[:3])}"
+                "unparsable or out-of-range time, or one outside the span's own time range: "
+                f"{', '.join(untimed[:3])}"
                 f"{', …' if len(untimed) > 3 else ''}; their content is kept, placed after the "
                 "record before it in the file — the order of those messages is a guess",
             )

@@ -34,6 +34,10 @@ class Col:
     drop: int = 0
     style: str | None = None
     breaks: str = ""  # a cell may also break after these (the "/" of a subflow path)
+    # Columns of one group fold their headers together: when one header has to go over two
+    # lines, every header of the group does, so a pair such as "tok in" / "tok out" still
+    # reads as a pair (one folded beside one whole read as two different things).
+    group: str = ""
 
 
 def _plain(cell: Cell) -> str:
@@ -168,11 +172,14 @@ def fitted_table(
         if len(tight[0]) > len(kept):
             pad_edge, (kept, widths) = False, tight
     table = Table(pad_edge=pad_edge, **table_args)
+    folded = {
+        cols[i].group for i in kept if cols[i].group and (widths[i] or 0) < cell_len(cols[i].header)
+    }
     for i in kept:
         c = cols[i]
         full = max([cell_len(c.header), *(cell_len(_plain(r[i])) for r in rows)])
         table.add_column(
-            c.header,
+            c.header.replace(" ", "\n") if c.group in folded else c.header,
             justify=c.justify,  # type: ignore[arg-type]
             style=c.style,
             width=widths[i],

@@ -36,7 +36,7 @@ def header(o: RunOverview, title: str, extra: str = "") -> str:
         (num(t.llmCalls), "LLM calls"),
         (num(t.toolCalls), "tool calls"),
         (f"{num(t.tokensIn)} / {num(t.tokensOut)}", "tokens in / out"),
-        (ms(t.durationMs), "duration"),
+        ("unknown" if t.durationMs is None else ms(t.durationMs), "duration"),
         (num(t.boundaries), "boundary passes"),
         (num(t.events), "events"),
     ]

@@ -32,14 +32,15 @@ def rollup_table(
     cols = [
         Col("label", wrap=True),
         Col("kind", drop=1),
-        # a subflow path breaks after a "/", never inside a name
-        Col("path", breaks="/"),
+        # a subflow path breaks after a "/", never inside a name (nor inside a trace's
+        # "invoke_agent:policy_researcher#5": after its ":")
+        Col("path", breaks="/:"),
         Col("LLM", "right"),
         Col("tools", "right"),
         Col("iter", "right", drop=2),
-        # numbers have no spaces: wrapping only lets the header go over two lines
-        Col("tok in", "right", wrap=True),
-        Col("tok out", "right", wrap=True),
+        # numbers have no spaces: wrapping only lets the headers go over two lines (together)
+        Col("tok in", "right", wrap=True, group="tokens"),
+        Col("tok out", "right", wrap=True, group="tokens"),
         Col("duration", "right"),
     ]
     rows: list[list[str | Text]] = [
@@ -168,9 +169,9 @@ def calls_table(calls: list[dict[str, Any]]) -> None:
         Col("step"),  # an id to copy into --at-step: one line, whole
         Col("N", "right"),
         Col("model / tool", wrap=True, drop=2),
-        # numbers have no spaces: wrapping only lets the header go over two lines
-        Col("tok in", "right", wrap=True, drop=1),
-        Col("tok out", "right", wrap=True, drop=1),
+        # numbers have no spaces: wrapping only lets the headers go over two lines (together)
+        Col("tok in", "right", wrap=True, drop=1, group="tokens"),
+        Col("tok out", "right", wrap=True, drop=1, group="tokens"),
     ]
     if failed:
         cols.append(Col(""))
@@ -237,9 +238,9 @@ def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
     if not one_model:
         cols.append(Col("model", wrap=True, drop=2))
     cols += [
-        # numbers have no spaces: wrapping only lets the header go over two lines
-        Col("tok in", "right", wrap=True, drop=3),
-        Col("tok out", "right", wrap=True, drop=3),
+        # numbers have no spaces: wrapping only lets the headers go over two lines (together)
+        Col("tok in", "right", wrap=True, drop=3, group="tokens"),
+        Col("tok out", "right", wrap=True, drop=3, group="tokens"),
         Col("latency", "right", drop=1),
         Col("tools asked for", wrap=True),
     ]
