@@ -50,6 +50,15 @@ def run(
 
     name = pick_json_format(fmt, as_json)
     check_output(output, force, [file])
+    if name != "html" and not verbose:  # (the page reads the run again; --verbose describes it)
+        # An OTLP/JSON trace the fast path reads exactly: computed without synthesizing its
+        # recording (importers/otlp_aggregate.py); anything else comes back None.
+        from agentbisect.importers.otlp_aggregate import fast_result
+
+        fast = fast_result(file, show_all=show_all, drill=drill, trace_id=trace_id, logs=logs)
+        if fast is not None:
+            emit(name, fast, output, force)
+            return
     # Only the HTML page reads the run again; for every other output the run (and the recording
     # bytes its parts point into) is freed before rendering: a 100,000-span trace's peak went
     # from 677 MB (run + result + JSON text) to 597 MB.
