@@ -19,9 +19,8 @@ from typing import Annotated, Any, ClassVar, Union
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
-# A decimal string as ``int()`` reads it the same way (no sign, space or underscore): what OTLP's
-# JSON mapping writes for 64-bit integers.
-Digits = Annotated[str, Meta(pattern=r"^[0-9]+\Z")]
+# A decimal string as ``int()`` reads it the same way (no space or underscore): what OTLP's JSON
+# mapping writes for 64-bit integers.
 SignedDigits = Annotated[str, Meta(pattern=r"^-?[0-9]+\Z")]
 
 
@@ -29,7 +28,23 @@ class StrV(Struct, forbid_unknown_fields=True, gc=False):
     stringValue: str
 
 
+class RawStrV(Struct, forbid_unknown_fields=True, gc=False):
+    """A long string value (message content, a tool result) kept as its JSON literal: a view
+    of the file, decoded (and so checked to be a string) only where it is read."""
+
+    stringValue: Raw
+
+
 class IntV(Struct, forbid_unknown_fields=True, gc=False):
+    """A token count: a string is turned into an int by ``int()`` where it is read, as the full
+    import does (its ``ValueError`` sends the file down the full path)."""
+
+    intValue: int | str
+
+
+class CheckedIntV(Struct, forbid_unknown_fields=True, gc=False):
+    """An integer value nothing reads: checked here to be one ``int()`` reads the same way."""
+
     intValue: int | SignedDigits
 
 
@@ -78,7 +93,7 @@ class Attr(Struct, tag_field="key", gc=False):
     DOCUMENTS,
     UNREAD,
 ) = range(17)
-SLOTS = UNREAD  # the slots a span's values are filed into
+SLOTS = UNREAD + 1  # a span's values by slot (the last one takes every unread value)
 
 READ: dict[str, tuple[int, type[Struct]]] = {
     "gen_ai.operation.name": (OP, StrV),
@@ -87,16 +102,16 @@ READ: dict[str, tuple[int, type[Struct]]] = {
     "gen_ai.usage.input_tokens": (T_IN, IntV),
     "gen_ai.usage.output_tokens": (T_OUT, IntV),
     "gen_ai.response.finish_reasons": (FINISH, ReasonsV),
-    "gen_ai.system_instructions": (SYSTEM, StrV),
-    "gen_ai.input.messages": (INPUT, StrV),
-    "gen_ai.output.messages": (OUTPUT, StrV),
+    "gen_ai.system_instructions": (SYSTEM, RawStrV),
+    "gen_ai.input.messages": (INPUT, RawStrV),
+    "gen_ai.output.messages": (OUTPUT, RawStrV),
     "gen_ai.tool.name": (TOOL_NAME, StrV),
     "gen_ai.tool.call.id": (CALL_ID, StrV),
-    "gen_ai.tool.call.result": (RESULT, StrV),
+    "gen_ai.tool.call.result": (RESULT, RawStrV),
     "gen_ai.agent.name": (AGENT_NAME, StrV),
     "gen_ai.system": (GEN_AI_SYSTEM, StrV),
     "gen_ai.data_source.id": (DATA_SOURCE, StrV),
-    "gen_ai.retrieval.documents": (DOCUMENTS, StrV),
+    "gen_ai.retrieval.documents": (DOCUMENTS, RawStrV),
 }
 # Keys the import reads nowhere (so their values change nothing the aggregate shows), with the
 # one kind each carries. Any other key sends the file down the full path.
@@ -119,10 +134,10 @@ UNREAD_KEYS: dict[str, type[Struct]] = {
     "openai.response.system_fingerprint": StrV,
     "server.address": StrV,
     "error.type": StrV,
-    "server.port": IntV,
-    "gen_ai.request.max_tokens": IntV,
-    "gen_ai.request.seed": IntV,
-    "gen_ai.request.choice.count": IntV,
+    "server.port": CheckedIntV,
+    "gen_ai.request.max_tokens": CheckedIntV,
+    "gen_ai.request.seed": CheckedIntV,
+    "gen_ai.request.choice.count": CheckedIntV,
     "gen_ai.request.temperature": DblV,
     "gen_ai.request.top_p": DblV,
     "gen_ai.request.top_k": DblV,
@@ -174,9 +189,12 @@ class Span(Struct, gc=False):
     parentSpanId: str = ""
     name: str = ""
     kind: int = 0
-    startTimeUnixNano: int | Digits = 0
-    endTimeUnixNano: int | Digits = 0
-    attributes: list[AnyAttr] = []  # type: ignore[valid-type]
+    # (a string is turned into an int by ``int()`` where it is read, as the full import does)
+    startTimeUnixNano: int | str = 0
+    endTimeUnixNano: int | str = 0
+    # decoded (``ATTRIBUTES``) when the walk reaches the span: a long trace's attribute values
+    # are never all alive at once
+    attributes: Raw | UnsetType = UNSET
     events: list[Raw] = []
     status: Status | None = None
 
@@ -202,13 +220,15 @@ class Export(Struct, gc=False):
 
 
 EXPORT = msgspec.json.Decoder(Export)
+ATTRIBUTES = msgspec.json.Decoder(list[AnyAttr])  # type: ignore[valid-type]
 
 
 # ----------------------------------------------------------------- message content
 
 
-class Part(Struct, gc=False):
-    """A message part in the current GenAI "parts" form."""
+class Part(Struct, forbid_unknown_fields=True, gc=False):
+    """A message part in the current GenAI "parts" form (any other field, e.g. the OpenAI
+    form's ``function``: the full path)."""
 
     type: str | None = None
     content: str | UnsetType | None = UNSET
@@ -216,7 +236,6 @@ class Part(Struct, gc=False):
     id: str | None = None
     name: str | None = None
     arguments: Raw | UnsetType = UNSET
-    function: Raw | UnsetType = UNSET
     response: Raw | UnsetType = UNSET
     result: Raw | UnsetType = UNSET
 
@@ -231,9 +250,4 @@ class Message(Struct, gc=False):
 MESSAGES = msgspec.json.Decoder(list[Message])
 MESSAGE = msgspec.json.Decoder(Message)
 RAWS = msgspec.json.Decoder(list[Raw])
-ANY = msgspec.json.Decoder()
-
-
-def any_json(value: Any) -> Any:
-    """Decode JSON generically (``None`` on an error is not possible: callers catch it)."""
-    return ANY.decode(value)
+STR = msgspec.json.Decoder(str)
