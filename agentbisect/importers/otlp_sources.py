@@ -194,7 +194,8 @@ class Sources:
         self.llm_by_call_id: dict[str, str] = {}
         self.llm_by_tool_name: dict[str, str] = {}
         self.tool_calls_by_step: dict[str, list[tuple[str, str, str, Any]]] = {}
-        self.ended_llms: list[tuple[str, list[Msg]]] = []  # llm_by_text, filled on first use
+        # each LLM step's output messages (typed decodes): llm_by_text, filled on first use
+        self.ended_llms: list[tuple[str, list[Any]]] = []
         self.llm_by_text: dict[str, str] = {}
         self.llm_text_done = 0
         self.tool_by_id: dict[str, str] = {}
@@ -217,6 +218,7 @@ class Sources:
         self.prev_raws: list[Any] = []
         self.prev_msgs: list[Msg] = []
         self.prev_settled: list[bool] = []
+        self.prev_has_system = False
         self.prev_system: Any = None
         self.system_memo: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
         self.system_done = False  # every part of prev_system is committed
@@ -264,12 +266,34 @@ class Sources:
             self.uncaptured += 1
             self.structural_reads()
             return
-        if inputs is not None:
-            raws = RAWS.decode(STR.decode(inputs.stringValue))
+        raws = RAWS.decode(STR.decode(inputs.stringValue)) if inputs is not None else []
+        # The messages the previous input ended with keep their parsed form and outcome.
+        prev = self.prev_raws
+        skip = 0
+        if prev and raws:
+            try:
+                j = raws.index(prev[-1])
+            except ValueError:
+                j = -1
+            k = len(prev) - 1 - j
+            if j >= 0 and k >= 0 and raws[: j + 1] == prev[k:]:
+                skip = j + 1
+        if skip:
+            k = len(prev) - skip
+            msgs = self.prev_msgs[k:]
+            settled = self.prev_settled[k:]
+            has_system_msg = self.prev_has_system and any([m.role in _SYSTEM_ROLES for m in msgs])
         else:
-            raws = []
-        msgs, settled, skip = self._window(raws)
-        has_system_msg = any(m.role in _SYSTEM_ROLES for m in msgs)
+            msgs, settled, has_system_msg = [], [], False
+        decode = MESSAGE.decode
+        for raw in raws[skip:]:
+            m = Msg(decode(raw))
+            msgs.append(m)
+            settled.append(_AGAIN)
+            if m.role in _SYSTEM_ROLES:
+                has_system_msg = True
+        self.prev_raws, self.prev_msgs, self.prev_settled = raws, msgs, settled
+        self.prev_has_system = has_system_msg
         if system is not None:
             texts, parts = self._system(system.stringValue)
         else:
@@ -291,7 +315,11 @@ class Sources:
             # the same instructions in the next call commit nothing (skipped then).
             self.system_done = system is not None
         all_text = "\n".join(m.text() for m in msgs) if self.docs else ""
-        for i in range(len(msgs)):
+        first = 0
+        if skip and all(settled[:skip]):  # (the usual case: the window moved on)
+            self.skipped = msgs[:skip]
+            first = skip
+        for i in range(first, len(msgs)):
             if i < skip and settled[i]:
                 self.skipped.append(msgs[i])
                 continue
@@ -310,32 +338,6 @@ class Sources:
                 elif not doc.consumed:
                     keep.append(doc)
             self.docs = keep
-        self.prev_raws, self.prev_msgs, self.prev_settled = raws, msgs, settled
-
-    def _window(self, raws: list[Any]) -> tuple[list[Msg], list[bool], int]:
-        """The input's messages parsed, their outcomes so far, and how many lead it that the
-        previous call's input ended with (those keep their parsed form and outcome)."""
-        prev = self.prev_raws
-        skip = 0
-        if prev and raws:
-            try:
-                j = raws.index(prev[-1])
-            except ValueError:
-                j = -1
-            k = len(prev) - 1 - j
-            if j >= 0 and k >= 0 and raws[: j + 1] == prev[k:]:
-                skip = j + 1
-        if skip:
-            k = len(prev) - skip
-            msgs = self.prev_msgs[k:]
-            settled = self.prev_settled[k:]
-        else:
-            msgs, settled = [], []
-        decode = MESSAGE.decode
-        for raw in raws[skip:]:
-            msgs.append(Msg(decode(raw)))
-            settled.append(_AGAIN)
-        return msgs, settled, skip
 
     def _system(self, raw: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(instruction parts, their paragraphs) of ``gen_ai.system_instructions``; the same
@@ -389,7 +391,7 @@ class Sources:
         if text:
             by_text = self.llm_by_text
             for step, outputs in self.ended_llms[self.llm_text_done :]:
-                out = "\n".join(o.text() for o in outputs).strip()
+                out = "\n".join(Msg(o).text() for o in outputs).strip()
                 if out:
                     by_text[out] = step
             self.llm_text_done = len(self.ended_llms)
@@ -444,14 +446,18 @@ class Sources:
     def llm_end(self, step: str, outputs_raw: Any) -> int:
         """``_Builder._llm_end``; returns the number of tool calls the output asks for."""
         if outputs_raw is None:
-            outputs: list[Msg] = []
+            outputs: list[Any] = []
             calls: list[tuple[str, str, str, Any]] = []
         else:
-            outputs = [Msg(m) for m in MESSAGES.decode(STR.decode(outputs_raw.stringValue))]
+            outputs = MESSAGES.decode(STR.decode(outputs_raw.stringValue))
+            outputs_: list[Any] = outputs
+            for m in outputs:
+                if m.parts is msgspec.UNSET or m.message is not msgspec.UNSET:
+                    raise Bail  # (as Msg: another form)
             calls = [
                 ("tool_call", text_of(p.id), text_of(p.name), p.arguments)
-                for m in outputs
-                for p in m.m.parts
+                for m in outputs_
+                for p in m.parts
                 if p.type == "tool_call"
             ]
         self.commits.append(step)
