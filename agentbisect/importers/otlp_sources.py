@@ -193,9 +193,9 @@ class Sources:
         self.last_llm: str | None = None
         self.llm_by_call_id: dict[str, str] = {}
         self.llm_by_tool_name: dict[str, str] = {}
-        self.tool_calls_by_step: dict[str, list[tuple[str, str, str, Any]]] = {}
-        # each LLM step's output messages (typed decodes): llm_by_text, filled on first use
-        self.ended_llms: list[tuple[str, list[Any]]] = []
+        self.tool_calls_by_step: dict[str, list[tuple[str, str]]] = {}  # (id, name) asked
+        # each LLM step's output (raw, read again only if llm_by_text is asked for)
+        self.ended_llms: list[tuple[str, Any]] = []
         self.llm_by_text: dict[str, str] = {}
         self.llm_text_done = 0
         self.tool_by_id: dict[str, str] = {}
@@ -203,7 +203,9 @@ class Sources:
         self.tool_by_text: dict[str, str] = {}
         self.tool_text_done = 0
         self.tool_keys: dict[str, str] = {}
-        self.asked_tools: dict[str, list[str]] = {}
+        # The tools that read the latest LLM output (``asked_tools[last_llm]``: no other entry
+        # is ever read again, since an LLM step is asked for only once it has ended).
+        self.last_asked: list[str] = []
         self.adopted_ids: set[str] = set()
         self.system_parts: dict[str, str] = {}
         self.part_ids: set[str] = set()
@@ -390,7 +392,8 @@ class Sources:
         text = m.text().strip()
         if text:
             by_text = self.llm_by_text
-            for step, outputs in self.ended_llms[self.llm_text_done :]:
+            for step, raw in self.ended_llms[self.llm_text_done :]:
+                outputs = MESSAGES.decode(STR.decode(raw.stringValue)) if raw is not None else []
                 out = "\n".join(Msg(o).text() for o in outputs).strip()
                 if out:
                     by_text[out] = step
@@ -435,7 +438,7 @@ class Sources:
         last = self.last_llm
         if last is not None:
             self.read(f"out:{last}", "structure")
-            for tool in self.asked_tools.get(last, []):
+            for tool in self.last_asked:
                 self.read(self.tool_keys[tool], "structure")
         for doc in self.docs:
             if not doc.consumed:
@@ -447,7 +450,7 @@ class Sources:
         """``_Builder._llm_end``; returns the number of tool calls the output asks for."""
         if outputs_raw is None:
             outputs: list[Any] = []
-            calls: list[tuple[str, str, str, Any]] = []
+            calls: list[tuple[str, str]] = []
         else:
             outputs = MESSAGES.decode(STR.decode(outputs_raw.stringValue))
             outputs_: list[Any] = outputs
@@ -455,7 +458,7 @@ class Sources:
                 if m.parts is msgspec.UNSET or m.message is not msgspec.UNSET:
                     raise Bail  # (as Msg: another form)
             calls = [
-                ("tool_call", text_of(p.id), text_of(p.name), p.arguments)
+                (text_of(p.id), text_of(p.name))
                 for m in outputs_
                 for p in m.parts
                 if p.type == "tool_call"
@@ -464,11 +467,12 @@ class Sources:
         self.last_llm = step
         if calls:
             self.tool_calls_by_step[step] = calls
-            for _, pid, name, _ in calls:
+            for pid, name in calls:
                 if pid:
                     self.llm_by_call_id[pid] = step
                 self.llm_by_tool_name[name] = step
-        self.ended_llms.append((step, outputs))
+        self.ended_llms.append((step, outputs_raw))
+        self.last_asked = []
         return len(calls)
 
     # ------------------------------------------------------------- tools and retrieval
@@ -483,7 +487,7 @@ class Sources:
         else:
             asked, by = self.last_llm, "structure"
         if not call_id and asked is not None:
-            for _, pid, pname, _ in self.tool_calls_by_step.get(asked, []):
+            for pid, pname in self.tool_calls_by_step.get(asked, []):
                 if pname == name and pid and pid not in self.tool_by_id:
                     call_id = pid
                     self.adopted_ids.add(pid)
@@ -492,7 +496,8 @@ class Sources:
             self.reader_keys = set()
             self.skipped = []
             self.read(f"out:{asked}", by)
-            self.asked_tools.setdefault(asked, []).append(step)
+            if asked == self.last_llm:
+                self.last_asked.append(step)
         self.commits.append(step)
         self.tool_keys[step] = f"tool:{call_id or step}"
         if call_id:
