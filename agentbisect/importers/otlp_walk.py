@@ -224,7 +224,9 @@ class _Aggregate:
             raise Bail  # a span ending before it starts
         root_sid = sids[root]
         children: dict[int, list[int]] = {}
-        if pids.count(root_sid) == n - 1:  # (the usual shape: every call under the root)
+        if n == 1:
+            pass
+        elif pids.count(root_sid) == n - 1:  # (the usual shape: every call under the root)
             children[root] = [*range(root), *range(root + 1, n)]
         else:
             for i, p in enumerate(pids):
