@@ -28,7 +28,7 @@ from agentbisect.run import open_run
 from tests.conftest import ROOT, afp_proc
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-import otlp_gen  # noqa: E402
+import otlp_gen
 
 OTEL = ROOT / "fixtures" / "otel"
 # The real-instrumentation fixtures of the current GenAI conventions (content on the spans, or
