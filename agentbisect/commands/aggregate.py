@@ -44,7 +44,6 @@ def run(
     trace_id: str | None,
     logs: list[str] | None,
 ) -> None:
-    from agentbisect.aggregate import aggregate as aggregate_run
     from agentbisect.commands.common import import_options, load_run, pick_json_format
     from agentbisect.commands.output import check_output, emit
 
@@ -59,6 +58,8 @@ def run(
         if fast is not None:
             emit(name, fast, output, force)
             return
+    from agentbisect.aggregate import aggregate as aggregate_run
+
     # Only the HTML page reads the run again; for every other output the run (and the recording
     # bytes its parts point into) is freed before rendering: a 100,000-span trace's peak went
     # from 677 MB (run + result + JSON text) to 597 MB.
