@@ -9,7 +9,7 @@ the builder's matching state and applies the same rules in the same order, metho
 ``_asker``, ``flush_retrievals`` ↔ ``_flush_retrievals``), without building the recording.
 
 A ReAct loop repeats the previous call's messages in every call. A message whose outcome cannot
-change any more (matched by id; see ``_stable``) is not looked at again while it stays in the
+change any more (matched by id; see ``_message``) is not looked at again while it stays in the
 window: the new input is compared with the previous one (``Raw`` equality, in C), and only the
 messages that were not there, or were not settled, are handled. Reads by id are not counted, so
 skipping them changes nothing — except that a later counted read of the same key in the same
