@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
@@ -16,6 +16,9 @@ from agentbisect.run import Run
 from agentbisect.schema.events import LlmEnd, LlmStart, SubflowEntry, ToolEnd, ToolStart, Usage
 from agentbisect.suggest import say_nearest
 
+if TYPE_CHECKING:
+    from agentbisect.boundary.strip import Group
+
 
 def _is_zero(a: BoundaryAggregate) -> bool:
     return not (a.llmCalls or a.toolCalls or a.iterations or a.tokens.input or a.tokens.output)
@@ -24,22 +27,27 @@ def _is_zero(a: BoundaryAggregate) -> bool:
 def resolve_group(run: Run, name: str) -> str:
     """A group id from ``--drill``: exact, or without ``#N``, or the group's shown name, when only
     one group has it; otherwise a usage error with the candidates or the nearest ids and names."""
-    ids = [g.runtimeGroupId for g in run.groups]
+    return resolve_group_in(run.groups, run.index_build.legacy if not run.groups else False, name)
+
+
+def resolve_group_in(groups: list[Group], legacy: bool, name: str) -> str:
+    """``resolve_group`` over the boundary groups (``legacy``: the run has no commit axis)."""
+    ids = [g.runtimeGroupId for g in groups]
     if not ids:
-        why = " (no commit axis)" if run.index_build.legacy else ""
+        why = " (no commit axis)" if legacy else ""
         raise UsageError(f"--drill {name}: the recording has no boundary groups{why}")
     if name in ids:
         return name
     same = [i for i in ids if i.rsplit("#", 1)[0] == name]
     if not same:
         # the name the index tree and step strip show ("research" for step-research#14)
-        same = [g.runtimeGroupId for g in run.groups if g.name == name]
+        same = [g.runtimeGroupId for g in groups if g.name == name]
     if len(same) == 1:
         return same[0]
     if same:
         shown = ", ".join(same[:5]) + (f" … ({len(same)} in all)" if len(same) > 5 else "")
         raise UsageError(f"--drill {name}: {len(same)} groups have this name; pick one: {shown}")
-    names = {g.name for g in run.groups}
+    names = {g.name for g in groups}
     raise UsageError(
         f"--drill {name}: no such group in the boundary index; "
         + say_nearest(name, [*ids, *sorted(names)], "group")
