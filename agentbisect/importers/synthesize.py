@@ -56,6 +56,7 @@ from agentbisect.schema.recording import (
 )
 
 IMPORT_KEY = "import"
+ROW_ID = "boundary-1"  # the recorder row of every imported recording
 _MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
 _UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
 _CAPTURE_HINT = (
@@ -134,6 +135,9 @@ class _Builder:
             # The clock reads a list, not the builder: no reference cycle, so the whole model
             # is freed the moment the recording is encoded (it is large for long traces).
             clock=_Clock(self._now),
+            # One name, not the process's next recorder number: the same trace then gives the
+            # same recording (and ``boundaryRowId``) however many were imported before it.
+            recorder_id=ROW_ID,
             keep_embeddings=True,
             detail=detail,
             max_events=max_events,
