@@ -970,11 +970,40 @@ class Form:
 
 
 @dataclass
+class Counts:
+    """What one generated run holds, as the whole-run row must count it."""
+
+    llm: int = 0
+    tools: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    embedding_tokens: int = 0
+    last_end: int = 0  # the root span's end (the run analysed without --trace-id ended last)
+
+
+def counts(node: Node, out: Counts | None = None) -> Counts:
+    out = out or Counts(last_end=node.end)
+    if node.kind == "llm":
+        out.llm += 1
+        if node.tokens:
+            out.tokens_in += node.tokens[0]
+            out.tokens_out += node.tokens[1]
+    elif node.kind == "tool":
+        out.tools += 1
+    elif node.kind == "embedding" and node.tokens:
+        out.embedding_tokens += node.tokens[0]
+    for c in node.children:
+        counts(c, out)
+    return out
+
+
+@dataclass
 class Case:
     name: str
     data: bytes
     logs: bytes | None = None  # the second file for ``--logs``
     traces: list[str] = field(default_factory=list)
+    counts: list[Counts] = field(default_factory=list)  # per trace, in ``traces`` order
     damage: str = ""  # the corruption applied ("" for none)
     fast_family: bool = False  # the family the fast path must take (see test_aggregate_paths_agree)
 
@@ -1026,6 +1055,7 @@ def make_case(
     items: list[tuple[str, dict[str, Any]]] = []
     logs: list[dict[str, Any]] = []
     traces = []
+    tally: list[Counts] = []
     taken: set[str] = set()
 
     def ids() -> str:
@@ -1040,6 +1070,7 @@ def make_case(
         traces.append(trace)
         root = build_run(k)
         _time(root, rng.randint(0, 10**9), rng, ids)
+        tally.append(counts(root))
         r = render(root, trace, k.style, rng)
         items.extend(r.spans)
         logs.extend(r.logs)
@@ -1066,7 +1097,7 @@ def make_case(
         data = BYTE_DAMAGE[damage](data, rng)
     if form.gzip:
         data = gzip.compress(data, mtime=0)
-    return Case(name, data, logs_data, traces, damage, fast_family)
+    return Case(name, data, logs_data, traces, tally, damage, fast_family)
 
 
 # --------------------------------------------------------------------------- the benchmark's trace
@@ -1101,8 +1132,14 @@ def bench_case(spans: int) -> Case:
             ]
         }
         lines.append(json.dumps(doc, separators=(",", ":")).encode())
+    n = (spans - 1) // 2  # (each iteration a chat and a tool span, under one root)
+    tally = Counts(n, n, sum(300 + i % 97 for i in range(n)), sum(20 + i % 13 for i in range(n)))
     return Case(
-        f"bench-{spans}", b"\n".join(lines) + b"\n", traces=[otlp_gen.TRACE], fast_family=True
+        f"bench-{spans}",
+        b"\n".join(lines) + b"\n",
+        traces=[otlp_gen.TRACE],
+        counts=[tally],
+        fast_family=True,
     )
 
 
@@ -1218,8 +1255,9 @@ def named_cases() -> list[Case]:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> Case:
-    """A varied trace file: mostly well-formed runs, sometimes several, sometimes damaged."""
+def cases(draw: st.DrawFn, damaged: bool | None = None) -> Case:
+    """A varied trace file: mostly well-formed runs, sometimes several; damaged sometimes
+    (``damaged=None``), never (False) or always (True)."""
     n = draw(st.sampled_from([1, 1, 1, 1, 2, 3]))
     runs = []
     for _ in range(n):
@@ -1248,5 +1286,8 @@ def cases(draw: st.DrawFn) -> Case:
         order=draw(st.sampled_from(["end", "end", "start", "shuffle"])),
         logs_file=draw(st.booleans()),
     )
-    damage = draw(st.one_of(st.just(""), st.just(""), st.sampled_from(CORRUPTIONS)))
+    if damaged is None:
+        damage = draw(st.one_of(st.just(""), st.just(""), st.sampled_from(CORRUPTIONS)))
+    else:
+        damage = draw(st.sampled_from(CORRUPTIONS)) if damaged else ""
     return make_case("hypothesis", runs, form, damage=damage, seed=draw(st.integers(0, 2**16)))
