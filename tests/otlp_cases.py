@@ -138,6 +138,7 @@ class Knobs:
     chain: bool = False  # wrap the loop in a chain span
     retry: float = 0.0  # chance an LLM call fails once first (status ERROR) and is retried
     tool_error: float = 0.0  # chance a tool span ends with status ERROR
+    tool_ids: bool = True  # tool spans carry their call id (some instrumentations do not)
     retrieval: bool = False
     embedding: bool = False
     odd_text: bool = False  # control/unicode characters in names and content
@@ -407,7 +408,9 @@ def _log(
     return rec
 
 
-def render(root: Node, trace: str, style: str, rng: random.Random) -> Rendered:
+def render(
+    root: Node, trace: str, style: str, rng: random.Random, tool_ids: bool = True
+) -> Rendered:
     """The spans (and log records) of one run in ``style``."""
     flat: list[tuple[Node, str]] = []
     _flatten(root, "", flat)
@@ -419,7 +422,7 @@ def render(root: Node, trace: str, style: str, rng: random.Random) -> Rendered:
         if oi:
             scope, span = _oi_span(trace, node, parent)
         else:
-            scope, span = _genai_span(trace, node, parent, style, content, logs)
+            scope, span = _genai_span(trace, node, parent, style, content, logs, tool_ids)
         if rng.random() < 0.1:
             span["attributes"].append(
                 {"key": f"custom.{rng.choice(WORDS)}", "value": {"stringValue": "x"}}
@@ -429,7 +432,13 @@ def render(root: Node, trace: str, style: str, rng: random.Random) -> Rendered:
 
 
 def _genai_span(
-    trace: str, node: Node, parent: str, style: str, content: bool, logs: list[dict[str, Any]]
+    trace: str,
+    node: Node,
+    parent: str,
+    style: str,
+    content: bool,
+    logs: list[dict[str, Any]],
+    tool_ids: bool = True,
 ) -> tuple[str, dict[str, Any]]:
     util = "opentelemetry.util.genai.handler"
     old = style.startswith("genai-old") or style == "genai-indexed"
@@ -451,6 +460,8 @@ def _genai_span(
             "gen_ai.tool.call.id": node.call_id,
             "gen_ai.tool.type": "function",
         }
+        if not tool_ids:
+            del a["gen_ai.tool.call.id"]
         if content and style == "genai":
             a["gen_ai.tool.call.arguments"] = json.dumps(node.args)
             if not node.error:
@@ -951,7 +962,31 @@ BYTE_DAMAGE: dict[str, Callable[[bytes, random.Random], bytes]] = {
     "invalid-utf8": _invalid_utf8,
     "no-spans": lambda d, r: b'{"resourceSpans": [{"scopeSpans": [{"spans": []}]}]}',
 }
-CORRUPTIONS = (*SPAN_DAMAGE, *BYTE_DAMAGE)
+
+
+def _log_field(key: str, value: Any) -> Callable[[Spans, random.Random], None]:
+    def damage(logs: Spans, rng: random.Random) -> None:
+        for rec in rng.sample(logs, max(1, len(logs) // 3)) if logs else []:
+            if value is None:
+                rec.pop(key, None)
+            else:
+                rec[key] = value
+
+    return damage
+
+
+# Damage to the log records (the runs whose content is in log records: genai-log, genai-old-logs).
+LOG_DAMAGE: dict[str, Callable[[Spans, random.Random], None]] = {
+    "log-unknown-span": _log_field("spanId", "0badc0de0badc0de"),
+    "log-no-span": _log_field("spanId", None),
+    "log-other-trace": _log_field("traceId", "1" * 32),
+    "log-time-garbled": _log_field("timeUnixNano", "noon"),
+    "log-time-missing": _log_field("timeUnixNano", None),
+    "log-body-bad-value": _log_field("body", {"weirdValue": 3}),
+    "log-body-string": _log_field("body", {"stringValue": "just text"}),
+    "log-no-event-name": _log_field("eventName", None),
+}
+CORRUPTIONS = (*SPAN_DAMAGE, *LOG_DAMAGE, *BYTE_DAMAGE)
 
 
 # --------------------------------------------------------------------------- files
@@ -1071,7 +1106,7 @@ def make_case(
         root = build_run(k)
         _time(root, rng.randint(0, 10**9), rng, ids)
         tally.append(counts(root))
-        r = render(root, trace, k.style, rng)
+        r = render(root, trace, k.style, rng, k.tool_ids)
         items.extend(r.spans)
         logs.extend(r.logs)
     if form.order == "end":
@@ -1080,6 +1115,8 @@ def make_case(
         rng.shuffle(items)
     if damage in SPAN_DAMAGE:
         SPAN_DAMAGE[damage]([s for _, s in items], rng)
+    if damage in LOG_DAMAGE:
+        LOG_DAMAGE[damage](logs, rng)
     logs_data = None
     if logs and form.logs_file:
         logs_data = _dump(_export([], logs), form.indent)
@@ -1172,6 +1209,7 @@ def named_cases() -> list[Case]:
         "retries": Knobs(seed=14, iterations=4, retry=0.6),
         "tool-errors": Knobs(seed=15, iterations=4, tool_error=0.5),
         "retrieval-embedding": Knobs(seed=16, iterations=2, retrieval=True, embedding=True),
+        "tools-without-ids": Knobs(seed=24, iterations=3, parallel=2, tool_ids=False),
         "odd-text": Knobs(seed=17, iterations=3, odd_text=True),
         "everything": Knobs(
             seed=18,
@@ -1231,6 +1269,8 @@ def named_cases() -> list[Case]:
     )
     for j, damage in enumerate(CORRUPTIONS):
         style = "openinference" if damage == "oi-kind-unknown" else "genai"
+        if damage in LOG_DAMAGE:
+            style = ("genai-old-logs", "genai-log")[j % 2]
         k = Knobs(
             seed=100 + j,
             style=style,
@@ -1272,6 +1312,7 @@ def cases(draw: st.DrawFn, damaged: bool | None = None) -> Case:
                 chain=draw(st.booleans()),
                 retry=draw(st.sampled_from([0.0, 0.0, 0.3, 1.0])),
                 tool_error=draw(st.sampled_from([0.0, 0.0, 0.3])),
+                tool_ids=draw(st.sampled_from([True, True, False])),
                 retrieval=draw(st.booleans()),
                 embedding=draw(st.booleans()),
                 odd_text=draw(st.booleans()),
