@@ -139,6 +139,8 @@ class Knobs:
     retry: float = 0.0  # chance an LLM call fails once first (status ERROR) and is retried
     tool_error: float = 0.0  # chance a tool span ends with status ERROR
     tool_ids: bool = True  # tool spans carry their call id (some instrumentations do not)
+    # chance a span carries an attribute no convention knows (a vendor's or the user's own)
+    vendor_attrs: float = 0.1
     retrieval: bool = False
     embedding: bool = False
     odd_text: bool = False  # control/unicode characters in names and content
@@ -409,7 +411,12 @@ def _log(
 
 
 def render(
-    root: Node, trace: str, style: str, rng: random.Random, tool_ids: bool = True
+    root: Node,
+    trace: str,
+    style: str,
+    rng: random.Random,
+    tool_ids: bool = True,
+    vendor_attrs: float = 0.1,
 ) -> Rendered:
     """The spans (and log records) of one run in ``style``."""
     flat: list[tuple[Node, str]] = []
@@ -423,7 +430,7 @@ def render(
             scope, span = _oi_span(trace, node, parent)
         else:
             scope, span = _genai_span(trace, node, parent, style, content, logs, tool_ids)
-        if rng.random() < 0.1:
+        if rng.random() < vendor_attrs:
             span["attributes"].append(
                 {"key": f"custom.{rng.choice(WORDS)}", "value": {"stringValue": "x"}}
             )
@@ -1106,7 +1113,7 @@ def make_case(
         root = build_run(k)
         _time(root, rng.randint(0, 10**9), rng, ids)
         tally.append(counts(root))
-        r = render(root, trace, k.style, rng, k.tool_ids)
+        r = render(root, trace, k.style, rng, k.tool_ids, k.vendor_attrs)
         items.extend(r.spans)
         logs.extend(r.logs)
     if form.order == "end":
@@ -1186,21 +1193,23 @@ def bench_case(spans: int) -> Case:
 def named_cases() -> list[Case]:
     """A fixed list: the benchmark's trace, each convention, each feature, each damage."""
     out = [bench_case(n) for n in (3, 21, 201, 1500)]
-    plain = Knobs(seed=1, iterations=3)
-    # the current conventions, well-formed, content on the spans, one trace, JSON Lines: the
-    # shape of the benchmark's trace, which a fast path is meant for (fast_family); then the
-    # same as one document, gzipped, indented
+    # The current conventions, well-formed, content on the spans, one trace, no attribute beyond
+    # the conventions': the shape of the benchmark's trace, which a fast path is meant for
+    # (fast_family) — as JSON Lines and as one document; then gzipped, indented, with vendor
+    # attributes (a fast path may decline those).
     for i, (form, knobs, fast) in enumerate(
         [
-            (Form(jsonl=True), plain, True),
+            (Form(jsonl=True), Knobs(seed=1, iterations=3), True),
             (Form(jsonl=True), Knobs(seed=2, iterations=5, window=4), True),
             (Form(jsonl=True, batch=512), Knobs(seed=3, iterations=12, window=0), True),
             (Form(jsonl=True, order="start"), Knobs(seed=4, iterations=1), True),
-            (Form(), Knobs(seed=5, iterations=4), False),
+            (Form(), Knobs(seed=5, iterations=4), True),
             (Form(jsonl=True, gzip=True), Knobs(seed=6, iterations=4), False),
             (Form(indent=True), Knobs(seed=7, iterations=2, big=True), False),
+            (Form(jsonl=True), Knobs(seed=8, iterations=4, vendor_attrs=0.5), False),
         ]
     ):
+        knobs.vendor_attrs = knobs.vendor_attrs if i == 7 else 0.0
         out.append(make_case(f"genai-plain-{i}", [knobs], form, fast_family=fast, seed=i))
     features = {
         "parallel-tools": Knobs(seed=11, iterations=3, parallel=4),
@@ -1295,39 +1304,54 @@ def named_cases() -> list[Case]:
 
 
 @st.composite
-def cases(draw: st.DrawFn, damaged: bool | None = None) -> Case:
+def cases(draw: st.DrawFn, damaged: bool | None = None, plain: bool = False) -> Case:
     """A varied trace file: mostly well-formed runs, sometimes several; damaged sometimes
-    (``damaged=None``), never (False) or always (True)."""
-    n = draw(st.sampled_from([1, 1, 1, 1, 2, 3]))
+    (``damaged=None``), never (False) or always (True). The draws lean towards one plain
+    current-GenAI run (the shape most files have, and the one a fast path takes), so that
+    differential tests see many of those, each varied in size, windows, ids and content.
+    ``plain=True``: only those (one well-formed run, current GenAI with or without content, no
+    agent or chain below the root, no retries, failures or vendor attributes, not gzipped)."""
+
+    def pick(values: list[Any], plain_value: Any) -> Any:
+        return plain_value if plain else draw(st.sampled_from(values))
+
+    n = pick([1, 1, 1, 1, 2, 3], 1)
     runs = []
     for _ in range(n):
         runs.append(
             Knobs(
                 seed=draw(st.integers(0, 2**32)),
-                style=draw(st.sampled_from(STYLES)),
+                style=draw(
+                    st.sampled_from(
+                        ("genai", "genai", "nocontent") if plain else ("genai",) * 3 + STYLES
+                    )
+                ),
                 iterations=draw(st.integers(0, 8)),
                 window=draw(st.sampled_from([0, 2, 4, 6, 20])),
                 parallel=draw(st.integers(1, 4)),
-                nested=draw(st.integers(0, 2)),
-                chain=draw(st.booleans()),
-                retry=draw(st.sampled_from([0.0, 0.0, 0.3, 1.0])),
-                tool_error=draw(st.sampled_from([0.0, 0.0, 0.3])),
+                nested=pick([0, 0, 0, 1, 2], 0),
+                chain=pick([False, False, True], False),
+                retry=pick([0.0, 0.0, 0.0, 0.3, 1.0], 0.0),
+                tool_error=pick([0.0, 0.0, 0.0, 0.3], 0.0),
                 tool_ids=draw(st.sampled_from([True, True, False])),
+                vendor_attrs=pick([0.0, 0.0, 0.1], 0.0),
                 retrieval=draw(st.booleans()),
                 embedding=draw(st.booleans()),
                 odd_text=draw(st.booleans()),
-                big=draw(st.booleans()),
+                big=draw(st.sampled_from([False, False, True])),
             )
         )
     form = Form(
         jsonl=draw(st.booleans()),
         batch=draw(st.sampled_from([1, 3, 7, 512])),
-        gzip=draw(st.booleans()),
-        indent=draw(st.booleans()),
+        gzip=pick([False, False, False, True], False),
+        indent=draw(st.sampled_from([False, False, True])),
         order=draw(st.sampled_from(["end", "end", "start", "shuffle"])),
         logs_file=draw(st.booleans()),
     )
-    if damaged is None:
+    if plain:
+        damage = ""
+    elif damaged is None:
         damage = draw(st.one_of(st.just(""), st.just(""), st.sampled_from(CORRUPTIONS)))
     else:
         damage = draw(st.sampled_from(CORRUPTIONS)) if damaged else ""
