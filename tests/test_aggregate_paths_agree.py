@@ -7,8 +7,9 @@ each option set is run twice through the CLI — once with ``otlp_aggregate.ENAB
 full path) and once True — and exit code, stdout, stderr and any ``-o`` file must be identical.
 A spy on ``fast_result`` counts the runs it answered, so the test cannot pass by never taking
 the fast path: it must answer ``--json`` on the cases marked ``fast_family`` (the benchmark's
-trace at four sizes, and well-formed current-GenAI JSON Lines traces of one run); how many runs
-it answered in all is printed by ``test_tally`` (``pytest -s``). Skipped until the module exists.
+trace at four sizes, and well-formed current-GenAI traces of one run, content on the spans, no
+attribute beyond the conventions', uncompressed JSON Lines or one document); how many runs it
+answered in all is printed by ``test_tally`` (``pytest -s``). Skipped until the module exists.
 """
 
 from __future__ import annotations
