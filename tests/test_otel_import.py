@@ -629,3 +629,16 @@ def test_each_span_is_let_go_once_handled() -> None:
     root = min(batch.spans, key=lambda s: s.start_ns)
     assert root.attributes  # the run's span is read again at the end
     assert all(not s.attributes and not s.events for s in batch.spans if s is not root)
+
+
+def test_the_same_trace_imports_to_the_same_bytes_twice_in_one_process() -> None:
+    """The boundary row id was a process-wide counter: a second import of the same trace in one
+    process (a library caller; the in-process differential tests) said ``boundary-2``."""
+    from tests.conftest import FIXTURES, cli
+
+    trace = FIXTURES / "otel" / "oaiv2-2.4b0-span-only.tool-planted.otlp.json"
+    first = cli("aggregate", str(trace), "--json")
+    second = cli("aggregate", str(trace), "--json")
+    assert first.exit_code == second.exit_code == 0
+    assert first.stdout == second.stdout
+    assert json.loads(first.stdout)["source"]["boundaryRowId"] == "boundary-1"
