@@ -28,6 +28,7 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -1048,6 +1049,15 @@ class Case:
     counts: list[Counts] = field(default_factory=list)  # per trace, in ``traces`` order
     damage: str = ""  # the corruption applied ("" for none)
     fast_family: bool = False  # the family the fast path must take (see test_aggregate_paths_agree)
+
+    def write(self, where: Path) -> tuple[Path, list[str]]:
+        """The trace written under ``where`` and the options that name its logs file, if any."""
+        f = where / "trace.json"
+        f.write_bytes(self.data)
+        if self.logs is None:
+            return f, []
+        (where / "logs.json").write_bytes(self.logs)
+        return f, ["--logs", str(where / "logs.json")]
 
 
 def _export(items: list[tuple[str, dict[str, Any]]], logs: list[dict[str, Any]]) -> dict[str, Any]:

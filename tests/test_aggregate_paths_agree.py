@@ -172,12 +172,7 @@ def check_case(case: Case, where: Path, small: bool = False) -> tuple[int, int, 
     # (damaged files: --json, the table, --all and one --drill — where a fast path would wrongly
     # accept damage, these show it)
     small = small or len(case.data) > 200_000 or bool(case.damage)
-    f = where / "trace.json"
-    f.write_bytes(case.data)
-    extra: list[str] = []
-    if case.logs is not None:
-        (where / "logs.json").write_bytes(case.logs)
-        extra = ["--logs", str(where / "logs.json")]
+    f, extra = case.write(where)
     return check_file(f, extra, case.traces, where / "out.json", small, stdin=case.data)
 
 

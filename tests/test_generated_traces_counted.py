@@ -37,12 +37,7 @@ def _want(c: Counts) -> tuple[int, int, int, int]:
 
 
 def check(case: Case, where: Path) -> None:
-    f = where / "trace.json"
-    f.write_bytes(case.data)
-    extra: list[str] = []
-    if case.logs is not None:
-        (where / "logs.json").write_bytes(case.logs)
-        extra = ["--logs", str(where / "logs.json")]
+    f, extra = case.write(where)
     out = _aggregate(f, extra)
     listed = [t["traceId"] for t in out["traces"]]
     assert sorted(listed) == sorted(case.traces)

@@ -17,13 +17,11 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentbisect.aggregate import aggregate
 from agentbisect.cli.app import app
-from agentbisect.importers import otlp_aggregate, otlp_sources, otlp_walk, synthesize
+from agentbisect.importers import otlp_aggregate, otlp_walk, synthesize
 from agentbisect.run import open_run
 from tests.conftest import ROOT, afp_proc
 
@@ -426,15 +424,6 @@ def test_constants_are_the_full_paths() -> None:
     from agentbisect.importers import otel
     from agentbisect.record import DEFAULT_MAX_EVENTS
 
-    assert otlp_walk.CAPTURE_HINT == synthesize._CAPTURE_HINT
-    assert otlp_sources.MIN_DOC_CHARS == synthesize._MIN_DOC_CHARS
     assert otlp_walk.MAX_EVENTS == DEFAULT_MAX_EVENTS
     assert (otlp_walk.SHAPE, otlp_walk.SHAPE_NAME) == (otel.NAME, otel.LABEL)
     assert otlp_walk.ROW_ID == synthesize.ROW_ID
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from("ab /#\t\n\x00\x7f.-_é"), max_size=20))
-def test_clean_and_paragraphs_are_the_synthesizers(text: str) -> None:
-    assert otlp_sources.clean(text) == synthesize.clean(text)
-    assert list(otlp_sources.paragraphs(text)) == synthesize.split_paragraphs(text)

@@ -34,16 +34,6 @@ REFUSED = {
 }
 
 
-def _write(case: Case, where: Path) -> tuple[Path, list[str]]:
-    f = where / "trace.json"
-    f.write_bytes(case.data)
-    extra: list[str] = []
-    if case.logs is not None:
-        (where / "logs.json").write_bytes(case.logs)
-        extra = ["--logs", str(where / "logs.json")]
-    return f, extra
-
-
 def _clean(res: Any, what: str, name: Path) -> None:
     """Exit 0, or exit 2 with exactly one ``afp:`` line naming the file; never a traceback."""
     if res.exception is not None and not isinstance(res.exception, SystemExit):
@@ -76,7 +66,7 @@ def test_the_named_cases_cover_every_style_and_damage() -> None:
 
 @pytest.mark.parametrize("case", NAMED, ids=[c.name for c in NAMED])
 def test_named_case_never_crashes(case: Case, tmp_path: Path) -> None:
-    f, extra = _write(case, tmp_path)
+    f, extra = case.write(tmp_path)
     codes = []
     for args in _commands(f, tmp_path / "out.json"):
         res = cli(*args, *extra)
@@ -108,7 +98,7 @@ def test_generated_trace_never_crashes(case: Case) -> None:
     limit = sys.getrecursionlimit()  # (the loader moves it; hypothesis wants it back)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            f, extra = _write(case, Path(tmp))
+            f, extra = case.write(Path(tmp))
             for args in _commands(f, Path(tmp) / "out.json")[:3]:
                 _clean(cli(*args, *extra), args[0], f)
     finally:

@@ -26,8 +26,7 @@ from typing import Any
 import msgspec
 
 from agentbisect.importers.spans import MAX_NS, Span
-
-_ENC = msgspec.json.Encoder()
+from agentbisect.importers.texts import REDACTED, as_text, text_of
 
 LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
@@ -143,18 +142,6 @@ class Reading:
 # --------------------------------------------------------------------------- value helpers
 
 
-def as_text(value: Any) -> str:
-    """A value as the text a model would have seen (strings raw, anything else as JSON)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return _ENC.encode(value).decode()
-    except (TypeError, ValueError, OverflowError):
-        return str(value)
-
-
 def _int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
@@ -168,13 +155,6 @@ def _int(value: Any) -> int | None:
 
 
 # OpenInference's OPENINFERENCE_HIDE_* settings leave this marker where the value was.
-REDACTED = "__REDACTED__"
-
-
-def _str(value: Any) -> str:
-    if isinstance(value, str):
-        return "" if value == REDACTED else value
-    return "" if value is None else as_text(value)
 
 
 def _shown(value: Any) -> Any:
@@ -224,7 +204,7 @@ def _tool_call_part(obj: dict[str, Any]) -> Part:
         name, args = fn.get("name"), fn.get("arguments")
     else:
         name, args = obj.get("name"), obj.get("arguments")
-    return Part("tool_call", id=_str(obj.get("id")), name=_str(name), arguments=as_text(args))
+    return Part("tool_call", id=text_of(obj.get("id")), name=text_of(name), arguments=as_text(args))
 
 
 def message_from(obj: Any, role: str = "") -> Message:
@@ -235,8 +215,8 @@ def message_from(obj: Any, role: str = "") -> Message:
         inner = dict(obj["message"])
         inner.setdefault("role", role or "assistant")
         return message_from(inner, role or "assistant")
-    role = _str(obj.get("role")) or role or "user"
-    msg = Message(role, name=_str(obj.get("name")))
+    role = text_of(obj.get("role")) or role or "user"
+    msg = Message(role, name=text_of(obj.get("name")))
     parts = obj.get("parts")
     if isinstance(parts, list):
         for p in parts:
@@ -248,15 +228,15 @@ def message_from(obj: Any, role: str = "") -> Message:
                 msg.parts.append(_tool_call_part(p))
             elif kind == "tool_call_response":
                 resp = p.get("response", p.get("result"))
-                msg.parts.append(Part("tool_result", as_text(resp), id=_str(p.get("id"))))
+                msg.parts.append(Part("tool_result", as_text(resp), id=text_of(p.get("id"))))
             else:
-                msg.parts.append(Part("text", _str(p.get("content", p.get("text", "")))))
+                msg.parts.append(Part("text", text_of(p.get("content", p.get("text", "")))))
         return msg
     content = obj.get("content")
-    call_id = _str(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
+    call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
     if isinstance(content, list):
         text = "\n".join(
-            _str(c.get("text", c.get("content", ""))) if isinstance(c, dict) else as_text(c)
+            text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else as_text(c)
             for c in content
         )
     else:
@@ -304,7 +284,7 @@ def _fast_message(m: _FastMessage) -> Message:
     """``message_from`` for a parts-form message (the same values, read from a typed struct)."""
     if m.parts is msgspec.UNSET or isinstance(m.message, dict):
         raise _Slow
-    msg = Message(_str(m.role) or "user", name=_str(m.name))
+    msg = Message(text_of(m.role) or "user", name=text_of(m.name))
     append = msg.parts.append
     for p in m.parts:
         kind = p.type
@@ -314,15 +294,15 @@ def _fast_message(m: _FastMessage) -> Message:
                 name, args = fn.get("name"), fn.get("arguments")
             else:
                 name, args = p.name, p.arguments
-            append(Part("tool_call", id=_str(p.id), name=_str(name), arguments=as_text(args)))
+            append(Part("tool_call", id=text_of(p.id), name=text_of(name), arguments=as_text(args)))
         elif kind == "tool_call_response":
             resp = p.result if p.response is msgspec.UNSET else p.response
-            append(Part("tool_result", as_text(resp), id=_str(p.id)))
+            append(Part("tool_result", as_text(resp), id=text_of(p.id)))
         else:
             content = p.content
             if content is msgspec.UNSET:
                 content = "" if p.text is msgspec.UNSET else p.text
-            append(Part("text", _str(content)))
+            append(Part("text", text_of(content)))
     return msg
 
 
@@ -345,27 +325,27 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
     for g in indexed(attrs, prefix):
         if oi:
             g = {k.removeprefix("message."): v for k, v in g.items()}
-        role = _str(g.get("role")) or "user"
-        msg = Message(role, name=_str(g.get("name")))
+        role = text_of(g.get("role")) or "user"
+        msg = Message(role, name=text_of(g.get("name")))
         content = g.get("content")
         if content is None:
             pieces = [
-                _str(c.get("message_content.text", c.get("text", "")))
+                text_of(c.get("message_content.text", c.get("text", "")))
                 for c in indexed(g, "contents")
             ]
             content = "\n".join(p for p in pieces if p) if pieces else None
-        call_id = _str(g.get("tool_call_id"))
+        call_id = text_of(g.get("tool_call_id"))
         if role == "tool":
-            msg.parts.append(Part("tool_result", _str(content), id=call_id))
+            msg.parts.append(Part("tool_result", text_of(content), id=call_id))
         elif content is not None:
-            msg.parts.append(Part("text", _str(content)))
+            msg.parts.append(Part("text", text_of(content)))
         for c in indexed(g, "tool_calls"):
             c = {k.removeprefix("tool_call."): v for k, v in c.items()}
             msg.parts.append(
                 Part(
                     "tool_call",
-                    id=_str(c.get("id")),
-                    name=_str(c.get("function.name", c.get("name"))),
+                    id=text_of(c.get("id")),
+                    name=text_of(c.get("function.name", c.get("name"))),
                     arguments=as_text(c.get("function.arguments", c.get("arguments"))),
                 )
             )
@@ -382,7 +362,7 @@ def _system_parts(value: Any) -> list[str]:
     if not isinstance(value, list):
         raise BadContent("expected an array of instruction parts")
     return [
-        _str(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
+        text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
         for p in value
     ]
 
@@ -424,7 +404,7 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
         recs.append((t, e.name, None, e.attributes))
     times, bad_logs = _file_order_times([r.time_ns for r in span.logs], lo, hi)
     for t, r in zip(times, span.logs, strict=True):
-        name = r.event_name or _str(r.attributes.get("event.name"))
+        name = r.event_name or text_of(r.attributes.get("event.name"))
         recs.append((t, name, r.body, r.attributes))
     if bad_events or bad_logs:
         what = [f"{bad_events} span event(s)"] if bad_events else []
@@ -439,12 +419,12 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
-        model=_str(
+        model=text_of(
             a.get("gen_ai.response.model")
             or a.get("gen_ai.request.model")
             or a.get("llm.model_name")
         ),
-        provider=_str(
+        provider=text_of(
             a.get("gen_ai.provider.name")
             or a.get("gen_ai.system")
             or a.get("llm.provider")
@@ -471,7 +451,7 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             call.output_tokens = _int(a.get(key_out))
     reasons = a.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, list) and reasons:
-        call.finish_reason = _str(reasons[0])
+        call.finish_reason = text_of(reasons[0])
     elif isinstance(reasons, str):
         call.finish_reason = reasons
 
@@ -565,7 +545,7 @@ def read_llm_content(span: Span, reading: Reading) -> None:
     if not call.finish_reason:
         for g in indexed(a, "gen_ai.completion"):
             if g.get("finish_reason"):
-                call.finish_reason = _str(g["finish_reason"])
+                call.finish_reason = text_of(g["finish_reason"])
                 break
     for key in _CONTENT_KEYS:
         a.pop(key, None)
@@ -589,12 +569,12 @@ def _body(src: Any) -> Any:
 
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
-    name = _str(a.get("gen_ai.tool.name") or a.get("tool.name"))
+    name = text_of(a.get("gen_ai.tool.name") or a.get("tool.name"))
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     call = ToolCall(
         name=name,
-        call_id=_str(
+        call_id=text_of(
             a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
         ),
         arguments=as_text(
@@ -634,16 +614,16 @@ def _metadata(value: Any) -> dict[str, Any]:
 
 def _retrieval(span: Span, reading: Reading) -> Retrieval:
     a = span.attributes
-    r = Retrieval(query=_str(a.get("gen_ai.retrieval.query.text") or a.get("input.value")))
+    r = Retrieval(query=text_of(a.get("gen_ai.retrieval.query.text") or a.get("input.value")))
     for i, g in enumerate(indexed(a, "retrieval.documents")):
         g = {k.removeprefix("document."): v for k, v in g.items()}
         score = g.get("score")
         meta = _metadata(g.get("metadata"))
         if score is None:
             score = meta.get("score")
-        doc_id = _str(g.get("id")) or next(
+        doc_id = text_of(g.get("id")) or next(
             (
-                _str(meta[k])
+                text_of(meta[k])
                 for k in ("id", "doc_id", "document_id", "source")
                 if isinstance(meta.get(k), str | int)
             ),
@@ -676,7 +656,7 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
             content = d.get("content", d.get("text"))
             r.documents.append(
                 Document(
-                    id=_str(d.get("id")) or f"{span.span_id}.doc{i}",
+                    id=text_of(d.get("id")) or f"{span.span_id}.doc{i}",
                     content=content if isinstance(content, str) else None,
                     score=float(score)
                     if isinstance(score, int | float) and not isinstance(score, bool)
@@ -721,13 +701,13 @@ def read_span(span: Span) -> Reading:
     elif role == "retrieval":
         reading.op = _retrieval(span, reading)
     elif role in ("agent", "chain"):
-        name = _str(a.get("gen_ai.agent.name")) or span.name
+        name = text_of(a.get("gen_ai.agent.name")) or span.name
         if role == "agent" and name.startswith("invoke_agent "):
             name = name.removeprefix("invoke_agent ")
         reading.op = Boundary(
             "Agent" if role == "agent" else "Chain",
             name,
-            input=_str(a.get("input.value")) or None,
-            output=_str(a.get("output.value")) or None,
+            input=text_of(a.get("input.value")) or None,
+            output=text_of(a.get("output.value")) or None,
         )
     return reading

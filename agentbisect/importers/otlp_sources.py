@@ -18,40 +18,25 @@ call is a repeat; the skipped keys are recovered before any counted read (``_mat
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
 
 from agentbisect.importers.otlp_typed import MESSAGE, MESSAGES, RAWS, STR
+from agentbisect.importers.texts import (
+    MIN_DOC_CHARS,
+    REDACTED,
+    as_text,
+    clean,
+    split_paragraphs,
+    text_of,
+)
 
-MIN_DOC_CHARS = 20  # synthesize._MIN_DOC_CHARS
-REDACTED = "__REDACTED__"
-_UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
 _SYSTEM_ROLES = ("system", "developer")
 
 
 class Bail(Exception):
     """Something this path does not reproduce exactly: take the full path."""
-
-
-def as_text(value: Any) -> str:
-    """``conventions.as_text``."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return msgspec.json.encode(value).decode()
-    except (TypeError, ValueError, OverflowError):
-        return str(value)
-
-
-def text_of(value: Any) -> str:
-    """``conventions._str``."""
-    if isinstance(value, str):
-        return "" if value == REDACTED else value
-    return "" if value is None else as_text(value)
 
 
 def raw_text(raw: Any) -> str:
@@ -61,18 +46,9 @@ def raw_text(raw: Any) -> str:
     return as_text(msgspec.json.decode(raw))
 
 
-def clean(name: str) -> str:
-    """``synthesize.clean``."""
-    return _UNSAFE.sub("_", name).strip() or "span"
-
-
 def paragraphs(text: str) -> tuple[str, ...]:
-    """``synthesize.split_paragraphs``."""
-    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    if len(paras) > 1:
-        return tuple(paras)
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return tuple(lines) if len(lines) > 1 else ((text.strip(),) if text.strip() else ())
+    """``split_paragraphs`` as a tuple (a memo key)."""
+    return tuple(split_paragraphs(text))
 
 
 class Msg:

@@ -39,6 +39,7 @@ from agentbisect.importers.otlp_typed import (
     T_OUT,
     TOOL_NAME,
 )
+from agentbisect.importers.texts import CAPTURE_HINT
 from agentbisect.results import AggregateResult
 
 NOT_HANDLED = (Bail, msgspec.DecodeError, RecursionError)
@@ -48,13 +49,6 @@ NOT_HANDLED = (Bail, msgspec.DecodeError, RecursionError)
 AXIS_NOTE = (
     "the commit axis is the span start order (a span that contains others commits when it "
     "ends), synthesized by the importer: the trace has no commits of its own"
-)
-CAPTURE_HINT = (
-    "turn content capture on: opentelemetry-instrumentation-openai-v2 "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
-    "content then arrives as log records: pass them with --logs), OpenInference "
-    "OPENINFERENCE_HIDE_INPUTS/OPENINFERENCE_HIDE_OUTPUTS unset (or false), OpenLLMetry "
-    "TRACELOOP_TRACE_CONTENT=true"
 )
 STRUCTURE_NOTE = "the recording has no structure (chart)"
 SHAPE, SHAPE_NAME = "otel", "OpenTelemetry trace"

@@ -23,7 +23,6 @@ rerun specs are made from.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ from agentbisect.importers.conventions import (
     read_span,
 )
 from agentbisect.importers.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN, Span
+from agentbisect.importers.texts import CAPTURE_HINT, MIN_DOC_CHARS, clean, split_paragraphs
 from agentbisect.js import ABSENT
 from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
 from agentbisect.schema.recording import (
@@ -57,29 +57,6 @@ from agentbisect.schema.recording import (
 
 IMPORT_KEY = "import"
 ROW_ID = "boundary-1"  # the recorder row of every imported recording
-_MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
-_UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
-_CAPTURE_HINT = (
-    "turn content capture on: opentelemetry-instrumentation-openai-v2 "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
-    "content then arrives as log records: pass them with --logs), OpenInference "
-    "OPENINFERENCE_HIDE_INPUTS/OPENINFERENCE_HIDE_OUTPUTS unset (or false), OpenLLMetry "
-    "TRACELOOP_TRACE_CONTENT=true"
-)
-
-
-def clean(name: str) -> str:
-    """A name usable inside a step id: no path separator, no ``#``, no control characters."""
-    return _UNSAFE.sub("_", name).strip() or "span"
-
-
-def split_paragraphs(text: str) -> list[str]:
-    """System-instruction parts: paragraphs (blank-line separated), else lines, else the text."""
-    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    if len(paras) > 1:
-        return paras
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
 
 
 # weakref_slot: tests/test_otel_import.py holds each node weakly to check it is freed once handled
@@ -712,7 +689,7 @@ class _Builder:
                             content, by = part, "id"
                             owned.add(part)
                             break
-                elif len(content) >= _MIN_DOC_CHARS:
+                elif len(content) >= MIN_DOC_CHARS:
                     # The part that quotes the document is the document, not an instruction.
                     owned.update(part for part in inputs if content in part)
                 values[f"doc:{doc.id}"] = content if content is not None else _NONE
@@ -1033,7 +1010,7 @@ def synthesize(
         out_flags.append(
             (
                 "content-not-captured",
-                f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {_CAPTURE_HINT}",
+                f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {CAPTURE_HINT}",
             )
         )
     if b.by_content:

@@ -1,0 +1,57 @@
+"""The text rules both trace readers share (the full import and aggregate's OTLP fast path).
+
+One definition each, in a module light enough for the fast path's start-up: a value as the
+text a model saw, a name usable inside a step id, a system prompt's parts, the hint on
+turning content capture on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+REDACTED = "__REDACTED__"
+_ENC = msgspec.json.Encoder()
+MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
+CAPTURE_HINT = (
+    "turn content capture on: opentelemetry-instrumentation-openai-v2 "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
+    "content then arrives as log records: pass them with --logs), OpenInference "
+    "OPENINFERENCE_HIDE_INPUTS/OPENINFERENCE_HIDE_OUTPUTS unset (or false), OpenLLMetry "
+    "TRACELOOP_TRACE_CONTENT=true"
+)
+_UNSAFE = re.compile(r"[\x00-\x20\x7f/#]+")
+
+
+def as_text(value: Any) -> str:
+    """A value as the text a model would have seen (strings raw, anything else as JSON)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return _ENC.encode(value).decode()
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+
+
+def text_of(value: Any) -> str:
+    """``as_text``, with a redaction marker read as no text."""
+    if isinstance(value, str):
+        return "" if value == REDACTED else value
+    return "" if value is None else as_text(value)
+
+
+def clean(name: str) -> str:
+    """A name usable inside a step id: no path separator, no ``#``, no control characters."""
+    return _UNSAFE.sub("_", name).strip() or "span"
+
+
+def split_paragraphs(text: str) -> list[str]:
+    """System-instruction parts: paragraphs (blank-line separated), else lines, else the text."""
+    paras = [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+    if len(paras) > 1:
+        return paras
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
