@@ -28,6 +28,7 @@ from agentbisect.importers.texts import (
     REDACTED,
     as_text,
     clean,
+    instruction_parts,
     split_paragraphs,
     text_of,
 )
@@ -109,17 +110,10 @@ class Msg:
 
 def system_parts(value: str) -> tuple[str, ...]:
     """``conventions._system_parts`` of a JSON string."""
-    parsed = msgspec.json.decode(value)
-    if isinstance(parsed, str):
-        return (parsed,)
-    if isinstance(parsed, dict):
-        parsed = [parsed]
-    if not isinstance(parsed, list):
+    parts = instruction_parts(value)
+    if parts is None:
         raise Bail  # (a malformed-attribute flag on the full path)
-    return tuple(
-        text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
-        for p in parsed
-    )
+    return parts
 
 
 def tool_result(result: str) -> tuple[str, str]:

@@ -17,6 +17,17 @@ from typing import Any
 import msgspec
 
 from agentbisect.boundary.calls import LlmCallRow
+from agentbisect.importers.otlp_result import (  # noqa: F401  (re-exported: tests hold them)
+    AXIS_NOTE,
+    MAX_EVENTS,
+    ROW_ID,
+    SHAPE,
+    SHAPE_NAME,
+    STRUCTURE_NOTE,
+    Facts,
+    NoCommits,
+    assemble,
+)
 from agentbisect.importers.otlp_sources import Bail, Sources, clean, text_of, tool_result
 from agentbisect.importers.otlp_typed import (
     ATTRIBUTES,
@@ -39,26 +50,14 @@ from agentbisect.importers.otlp_typed import (
     T_OUT,
     TOOL_NAME,
 )
-from agentbisect.importers.texts import CAPTURE_HINT
 from agentbisect.results import AggregateResult
 
-NOT_HANDLED = (Bail, msgspec.DecodeError, RecursionError)
+NOT_HANDLED = (Bail, NoCommits, msgspec.DecodeError, RecursionError)
 
-# What the full path writes into every imported run's result (a test holds them equal to
-# their sources: synthesize, importers.otel, the loader, the recorder's event cap).
-AXIS_NOTE = (
-    "the commit axis is the span start order (a span that contains others commits when it "
-    "ends), synthesized by the importer: the trace has no commits of its own"
-)
-STRUCTURE_NOTE = "the recording has no structure (chart)"
-SHAPE, SHAPE_NAME = "otel", "OpenTelemetry trace"
-ROW_ID = "boundary-1"
-MAX_EVENTS = 10_000
 MAX_NS = 2**63 - 1
 MAX_COUNT = 2**53
 _HEX = re.compile(r"[0-9a-f]*")
 _BLANK = re.compile(rb"\s*")
-_ROOT = "__root__#0"
 
 _LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
 _ROLES = {
@@ -458,117 +457,25 @@ class _Aggregate:
         show_all: bool,
         drill: str | None,
     ) -> AggregateResult:
-        """The result ``aggregate`` makes of the synthesized run (``Run.source``, ``Run.flags``,
-        the run row, the one boundary range and its strip)."""
-        from agentbisect.boundary.index import CommitRangeIndex, RunLabel
-        from agentbisect.boundary.rollup import BoundaryAggregate, Tokens
-        from agentbisect.boundary.strip import build_groups, build_strip
-        from agentbisect.honesty import flag
-
+        """The result ``aggregate`` makes of the synthesized run (``otlp_result``)."""
         src = self.sources
-        commits = len(src.commits)
-        if not commits:
-            raise Bail  # no commit axis at all: the loader says so (full path)
-        start_ms, end_ms = start_ns // 1_000_000, end_ns // 1_000_000
-        index = CommitRangeIndex()
-        label = RunLabel(runtimeStageId=_ROOT, subflowPath=["__root__"], depth=0, ts=start_ms)
-        index.close(index.open(label, 0), commits)
-        groups = build_groups(index)
-        if drill is not None:  # (rare: the module it lives in is not imported otherwise)
-            from agentbisect.aggregate import resolve_group_in
-
-            drill = resolve_group_in(groups, False, drill)
-        n_llm = len(self.llm_rows)
-        typed = 2 * n_llm + 2 * self.tools + src.typed
-        dropped = typed - MAX_EVENTS if typed > MAX_EVENTS else 0
-        source: dict[str, Any] = {
-            "file": self.file,
-            "shape": SHAPE,
-            "shapeName": SHAPE_NAME,
-            "gzip": False,
-            "bytes": self.size,
-            "boundaries": "boundary-row",
-            "mode": "full",
-            "modeSource": "meta",
-            "commitAxis": "present",
-            "counts": {
-                "domainEvents": typed + 2,  # (and run.entry, run.exit)
-                "typedEvents": typed - dropped,
-                "commits": commits,
-                "ranges": 1,
-                "aggregates": 0,
-                "stepNodes": 1 + n_llm + self.tools + self.llm_to_user,
-                "unknownTypes": 0,
-                "malformed": 0,
-            },
-            "droppedEvents": dropped if dropped else "unknown",
-            "boundaryRowId": ROW_ID,
-        }
-        flags = [flag("synthesized-commit-axis", AXIS_NOTE)]
-        if src.uncaptured:
-            flags.append(
-                flag(
-                    "content-not-captured",
-                    f"{src.uncaptured} of {n_llm} LLM call(s) carry no message content; counts "
-                    f"are exact but bisect ranks by structure only — {CAPTURE_HINT}",
-                )
-            )
-        if src.by_content:
-            flags.append(
-                flag(
-                    "matched-by-content",
-                    f"{src.by_content} input source(s) were linked to the span that produced "
-                    "them by identical content (the trace has no id for them)",
-                )
-            )
-        if src.by_structure:
-            flags.append(
-                flag(
-                    "matched-by-structure",
-                    f"{src.by_structure} input source(s) were linked by position only (no id "
-                    "and no content to match)",
-                )
-            )
-        flags.append(flag("structure-absent", STRUCTURE_NOTE))
-        if dropped:
-            source["firstRetainedEventIndex"] = dropped
-            source["complete"] = True
-            flags.append(
-                flag(
-                    "events-dropped",
-                    f"the event cap dropped {dropped} typed event(s); the stream starts at event "
-                    f"{dropped} (boundary row unaffected)",
-                )
-            )
-        # (sums as PathTotals makes them: sequential float additions)
-        tokens = Tokens(
-            int(reduce(add, self.tokens_in, 0.0)), int(reduce(add, self.tokens_out, 0.0))
-        )
-        run_row = BoundaryAggregate(
-            runtimeStageId=_ROOT,
-            subflowId="__root__",
-            subflowPath=["__root__"],
-            label="Run",
-            tokens=tokens,
-            llmCalls=n_llm,
-            toolCalls=self.tools,
-            iterations=0,
-            startedAtMs=start_ms,
-            endedAtMs=end_ms,
-            durationMs=end_ms - start_ms,
-        )
-        return AggregateResult(
-            source=source,
-            run_row=run_row,
-            aggregates=[],
-            hidden=[],
-            ranges=index.all(),
-            parents={},
-            strip=build_strip(groups, drill),
-            flags=flags,
-            llm_calls=self.llm_rows,
-            localizable=set(src.commits),
-            show_all=show_all,
+        facts = Facts(
+            trace_id=trace_id,
+            root_name=root_name,
+            spans=n,
+            start_ns=start_ns,
+            end_ns=end_ns,
+            llm_rows=self.llm_rows,
             calls=self.calls,
-            traces=[{"traceId": trace_id, "rootName": root_name, "spans": n}],
+            tools=self.tools,
+            llm_to_user=self.llm_to_user,
+            commits=src.commits,
+            source_events=src.typed,
+            uncaptured=src.uncaptured,
+            by_content=src.by_content,
+            by_structure=src.by_structure,
+            # (sums as PathTotals makes them: sequential float additions)
+            tokens_in=int(reduce(add, self.tokens_in, 0.0)),
+            tokens_out=int(reduce(add, self.tokens_out, 0.0)),
         )
+        return assemble(self.file, self.size, facts, show_all, drill)

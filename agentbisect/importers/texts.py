@@ -55,3 +55,20 @@ def split_paragraphs(text: str) -> list[str]:
         return paras
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
+
+
+def instruction_parts(value: str) -> tuple[str, ...] | None:
+    """The parts of ``gen_ai.system_instructions`` (a JSON string) as the fast paths read them
+    (``conventions._system_parts``); None for a value that is no string, object or list (the
+    full path flags it)."""
+    parsed = msgspec.json.decode(value)
+    if isinstance(parsed, str):
+        return (parsed,)
+    if isinstance(parsed, dict):
+        parsed = [parsed]
+    if not isinstance(parsed, list):
+        return None
+    return tuple(
+        text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
+        for p in parsed
+    )
