@@ -17,7 +17,10 @@ on every LLM span. Each call's input is split into its sources by the synthesize
 else — and any value the typed decode refuses — returns ``None``, and the command takes the full
 path. ``tests/test_otlp_aggregate_fast.py`` holds the two equal.
 
-``ENABLED = False`` turns it off (the differential tests compare both paths that way).
+Flat traces (every span a child of the root) are answered by the compiled core first
+(``otlp_native``); the Python walk answers the others, and whatever the core declines.
+
+``ENABLED = False`` turns both off (the differential tests compare the paths that way).
 """
 
 from __future__ import annotations
@@ -51,15 +54,22 @@ def fast_result(
         return None
     if mapped is None:
         return None
-    # Only now the decoder and the walk are imported: other inputs never pay for them.
-    from agentbisect.importers import otlp_walk
-
     was_enabled = gc.isenabled()
     gc.disable()  # (hundreds of thousands of acyclic objects: see otlp_typed)
     try:
-        return otlp_walk.aggregate(file, mapped, show_all, drill)
-    except otlp_walk.NOT_HANDLED:
-        return None
+        # The compiled core first (flat traces); only then the decoder and the Python walk
+        # are imported: other inputs never pay for them.
+        from agentbisect.importers import otlp_native
+
+        answer = otlp_native.result(file, mapped, show_all, drill)
+        if answer is not None:
+            return answer
+        from agentbisect.importers import otlp_walk
+
+        try:
+            return otlp_walk.aggregate(file, mapped, show_all, drill)
+        except otlp_walk.NOT_HANDLED:
+            return None
     finally:
         if was_enabled:
             gc.enable()
@@ -76,7 +86,13 @@ def _open(file: str) -> mmap.mmap | None:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode) or not 0 < st.st_size <= input_cap():
             return None
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        populate = getattr(mmap, "MAP_POPULATE", 0)
+        if populate:  # (Linux: the pages mapped in one go, not faulted in one by one)
+            mm = mmap.mmap(
+                fh.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ
+            )
+        else:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     head = mm[: 1 << 16]
     if head[:2] == GZIP_MAGIC or head[:3] == UTF8_BOM:
         return None
