@@ -1200,6 +1200,14 @@ typedef struct {
     Py_ssize_t n, cap;
 } Parts;
 
+/* The last value of a name that repeats from span to span (an operation, a model, a tool):
+ * its str and its cleaned form are made again only when its bytes change. */
+typedef struct {
+    const unsigned char *p;
+    uint32_t n, esc;
+    PyObject *obj, *clean;
+} Memo;
+
 typedef struct {
     /* helpers from Python */
     PyObject *row_type, *clean, *paragraphs, *system_parts, *raw_text;
@@ -1220,6 +1228,7 @@ typedef struct {
     PyObject *system_memo_texts, *system_memo_parts; /* tuples */
     int system_done;
     Parts parts;
+    Memo label, model, tool;
     const Spans *ss;
     /* interned strings */
     PyObject *k_step, *k_type, *k_llm_index, *k_model, *k_tokens, *k_input, *k_output,
@@ -1254,6 +1263,50 @@ static PyObject *cleaned(State *st, PyObject *name) {
         return NULL;
     }
     return found;
+}
+
+static PyObject *memo_str(Memo *m, const Str *s) {
+    if (m->obj && m->n == s->n && m->esc == s->esc && memcmp(m->p, s->p, s->n) == 0) {
+        Py_INCREF(m->obj);
+        return m->obj;
+    }
+    PyObject *o = str_obj(s);
+    if (!o) return NULL;
+    Py_XSETREF(m->obj, o);
+    Py_CLEAR(m->clean);
+    m->p = s->p;
+    m->n = s->n;
+    m->esc = s->esc;
+    Py_INCREF(o);
+    return o;
+}
+
+static PyObject *memo_clean(State *st, Memo *m) {
+    if (!m->clean) m->clean = cleaned(st, m->obj);
+    Py_XINCREF(m->clean);
+    return m->clean;
+}
+
+static void memo_clear(Memo *m) {
+    Py_CLEAR(m->obj);
+    Py_CLEAR(m->clean);
+}
+
+/* ``f"{prefix}{name}#{index}"``: a step id. */
+static PyObject *step_id(const char *prefix, PyObject *name, Py_ssize_t index) {
+    Py_ssize_t n;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(name, &n);
+    if (!utf8) return NULL;
+    size_t np = strlen(prefix);
+    char stackbuf[256];
+    char *buf = (size_t)n + np + 24 <= sizeof(stackbuf) ? stackbuf : PyMem_Malloc((size_t)n + np + 24);
+    if (!buf) return PyErr_NoMemory();
+    memcpy(buf, prefix, np);
+    memcpy(buf + np, utf8, (size_t)n);
+    int d = snprintf(buf + np + n, 24, "#%zd", index);
+    PyObject *r = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)np + n + d, "strict");
+    if (buf != stackbuf) PyMem_Free(buf);
+    return r;
 }
 
 static int commit(State *st, PyObject *step) { return PyList_Append(st->commits, step) < 0 ? ERR : OK; }
@@ -1893,14 +1946,12 @@ static int set_item(PyObject *d, PyObject *k, PyObject *v) {
 
 static int llm_span(State *st, const Span *sp, Py_ssize_t index) {
     const Slot *op = &sp->v[S_OP];
-    PyObject *label = NULL;
-    if (op->present && op->s.n) label = str_obj(&op->s);
-    else label = str_obj(&sp->name);
+    PyObject *label = memo_str(&st->label, op->present && op->s.n ? &op->s : &sp->name);
     if (!label) return helper_failed();
-    PyObject *clean_label = cleaned(st, label);
     Py_DECREF(label);
+    PyObject *clean_label = memo_clean(st, &st->label);
     if (!clean_label) return helper_failed();
-    PyObject *step = PyUnicode_FromFormat("%U#%zd", clean_label, index);
+    PyObject *step = step_id("", clean_label, index);
     Py_DECREF(clean_label);
     if (!step) return ERR;
     int r = ERR;
@@ -1908,7 +1959,7 @@ static int llm_span(State *st, const Span *sp, Py_ssize_t index) {
     const Slot *m = &sp->v[S_RESP_MODEL];
     if (!m->present || m->s.n == 0) m = &sp->v[S_REQ_MODEL];
     if (m->present && !is_redacted(&m->s))
-        model = str_obj(&m->s);
+        model = memo_str(&st->model, &m->s);
     else
         model = PyUnicode_FromStringAndSize("", 0);
     if (!model) {
@@ -2007,7 +2058,7 @@ static int tool_span(State *st, const Span *sp, Py_ssize_t index) {
     const Slot *tn = &sp->v[S_TOOL_NAME], *cid = &sp->v[S_CALL_ID];
     PyObject *tool;
     if (tn->present && tn->s.n && !is_redacted(&tn->s)) {
-        tool = str_obj(&tn->s);
+        tool = memo_str(&st->tool, &tn->s);
     } else {
         return BAIL; /* (the name from the span's name: the Python fast path) */
     }
@@ -2018,12 +2069,12 @@ static int tool_span(State *st, const Span *sp, Py_ssize_t index) {
     }
     int r = ERR;
     PyObject *step = NULL, *call = NULL, *call_id = NULL, *key = NULL;
-    PyObject *clean_tool = cleaned(st, tool);
+    PyObject *clean_tool = memo_clean(st, &st->tool);
     if (!clean_tool) {
         r = helper_failed();
         goto done;
     }
-    step = PyUnicode_FromFormat("execute_tool:%U#%zd", clean_tool, index);
+    step = step_id("execute_tool:", clean_tool, index);
     Py_DECREF(clean_tool);
     if (!step) goto done;
     call = PyDict_New();
@@ -2226,6 +2277,9 @@ static void window_free(Window *w) {
 static PyObject *intern(const char *s) { return PyUnicode_InternFromString(s); }
 
 static void state_clear(State *st) {
+    memo_clear(&st->label);
+    memo_clear(&st->model);
+    memo_clear(&st->tool);
     window_free(&st->win);
     window_free(&st->next);
     PyMem_Free(st->parts.parts);

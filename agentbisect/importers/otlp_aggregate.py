@@ -88,9 +88,7 @@ def _open(file: str) -> mmap.mmap | None:
             return None
         populate = getattr(mmap, "MAP_POPULATE", 0)
         if populate:  # (Linux: the pages mapped in one go, not faulted in one by one)
-            mm = mmap.mmap(
-                fh.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ
-            )
+            mm = mmap.mmap(fh.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
         else:
             mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     head = mm[: 1 << 16]

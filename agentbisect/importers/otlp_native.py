@@ -19,6 +19,7 @@ parts, a value shown as JSON) are called back from C, so they keep one definitio
 from __future__ import annotations
 
 import mmap
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -30,8 +31,9 @@ from agentbisect.importers.texts import as_text, clean, instruction_parts, split
 if TYPE_CHECKING:
     from agentbisect.results import AggregateResult
 
+_otlpscan: ModuleType | None
 try:
-    from agentbisect import _otlpscan  # type: ignore[attr-defined]
+    from agentbisect import _otlpscan
 except ImportError:  # (built without a C compiler: the Python paths answer)
     _otlpscan = None
 
