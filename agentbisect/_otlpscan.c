@@ -686,6 +686,7 @@ typedef struct {
     int64_t last_start, last_end, kid_min, kid_max;
     uint64_t kid_pid;
     int have_kid, have_root, have_trace;
+    int walk_declined; /* the walk declined: read on only to see whether the order breaks */
     Span root; /* (its ids, times, name and role; its slots are not read) */
     int root_role;
     Str trace;
@@ -2195,7 +2196,16 @@ static int stream_span(Spans *ss, Span *sp) {
     }
     ss->last_start = sp->start;
     ss->last_end = sp->end;
-    TRY(walk_span(st, sp, ++ss->kids));
+    ++ss->kids;
+    if (ss->walk_declined) return OK;
+    /* A call can decline because a span it depends on comes later in the file (end order): the
+     * rest is still read, and if the order breaks the table walk answers. */
+    int r = walk_span(st, sp, ss->kids);
+    if (r == BAIL) {
+        ss->walk_declined = 1;
+        return OK;
+    }
+    if (r != OK) return r;
     if (sp->v[S_INPUT].present) { /* the window now lives in this buffer: write the next one */
         unsigned char *t = ss->arena;
         ss->arena = ss->spare;
@@ -2206,7 +2216,7 @@ static int stream_span(Spans *ss, Span *sp) {
 
 /* Whether the streamed trace is one flat run, as ``otlp_walk`` requires. */
 static int check_stream(Spans *ss) {
-    if (!ss->have_root || !ss->have_trace || !lower_hex(&ss->trace)) return BAIL;
+    if (ss->walk_declined || !ss->have_root || !ss->have_trace || !lower_hex(&ss->trace)) return BAIL;
     if (!unique(ss->sids, ss->nsids)) return BAIL;
     if (ss->have_kid) {
         const Span *root = &ss->root;
