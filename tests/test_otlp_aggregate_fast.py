@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from agentbisect.aggregate import aggregate
 from agentbisect.cli.app import app
-from agentbisect.importers import otlp_aggregate, otlp_walk, synthesize
+from agentbisect.importers import otlp_aggregate, otlp_native, otlp_walk, synthesize
 from agentbisect.run import open_run
 from tests.conftest import ROOT, afp_proc
 
@@ -52,6 +52,13 @@ DECLINED = [
     "oaiv2-2.3b0-log-events.tool-planted.otlp.jsonl",
     "oaiv2-2.4b0-event-only.tool-planted.logs.otlp.json",
 ]
+
+
+@pytest.fixture(autouse=True)
+def python_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are the Python walk's: its compiled core (flat traces) is off here and has
+    its own differential tests (``tests/test_otlp_native.py``)."""
+    monkeypatch.setattr(otlp_native, "ENABLED", False)
 
 
 def full(path: Path | str, **kw: Any) -> Any:
