@@ -984,6 +984,8 @@ static int parse_span(Cur *c, Span *sp, Spans *ss) {
 
 static int add_span(Spans *ss, Cur *c) {
     if (ss->n == ss->cap) return BAIL; /* (cannot happen: see MIN_SPAN_BYTES) */
+    /* Ctrl-C, SIGTERM: their Python handlers run here, and what they raise ends the read */
+    if ((ss->n & 4095) == 4095 && PyErr_CheckSignals() < 0) return ERR;
     if (ss->stream) {
         ss->alen = 0;
         TRY(parse_span(c, &ss->one, ss));
@@ -2272,7 +2274,10 @@ static int walk_table(Spans *ss, State *st) {
     }
     qsort(order, (size_t)m, sizeof(Order), by_start);
     int r = OK;
-    for (Py_ssize_t t = 0; t < m && r == OK; t++) r = walk_span(st, &ss->spans[order[t].i], t + 1);
+    for (Py_ssize_t t = 0; t < m && r == OK; t++) {
+        if ((t & 4095) == 4095 && PyErr_CheckSignals() < 0) r = ERR;
+        if (r == OK) r = walk_span(st, &ss->spans[order[t].i], t + 1);
+    }
     PyMem_Free(order);
     return r;
 }
