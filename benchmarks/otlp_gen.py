@@ -117,24 +117,36 @@ def generate(spans: int) -> list[dict[str, Any]]:
     return out
 
 
+def encode(
+    items: list[dict[str, Any]],
+    *,
+    batch: int = BATCH,
+    separators: tuple[str, str] = (",", ":"),
+    ensure_ascii: bool = True,
+) -> bytes:
+    """``items`` as the Collector's file exporter writes them: one export request per line."""
+    lines = []
+    for k in range(0, len(items), batch):
+        doc = {
+            "resourceSpans": [
+                {
+                    "resource": {"attributes": [{"key": "service.name", "value": _s("bench")}]},
+                    "scopeSpans": [
+                        {
+                            "scope": {"name": "opentelemetry.util.genai.handler"},
+                            "spans": items[k : k + batch],
+                        }
+                    ],
+                }
+            ]
+        }
+        lines.append(json.dumps(doc, separators=separators, ensure_ascii=ensure_ascii).encode())
+    return b"\n".join(lines) + b"\n"
+
+
 def write(spans: int, path: Path) -> int:
     items = generate(spans)
-    with path.open("wb") as f:
-        for k in range(0, len(items), BATCH):
-            doc = {
-                "resourceSpans": [
-                    {
-                        "resource": {"attributes": [{"key": "service.name", "value": _s("bench")}]},
-                        "scopeSpans": [
-                            {
-                                "scope": {"name": "opentelemetry.util.genai.handler"},
-                                "spans": items[k : k + BATCH],
-                            }
-                        ],
-                    }
-                ]
-            }
-            f.write(json.dumps(doc, separators=(",", ":")).encode() + b"\n")
+    path.write_bytes(encode(items))
     return len(items)
 
 

@@ -1167,30 +1167,12 @@ def bench_case(spans: int) -> Case:
         sys.path.insert(0, bench)
     import otlp_gen
 
-    items = otlp_gen.generate(spans)
-    lines = []
-    for k in range(0, len(items), otlp_gen.BATCH):
-        doc = {
-            "resourceSpans": [
-                {
-                    "resource": {
-                        "attributes": [{"key": "service.name", "value": {"stringValue": "bench"}}]
-                    },
-                    "scopeSpans": [
-                        {
-                            "scope": {"name": "opentelemetry.util.genai.handler"},
-                            "spans": items[k : k + otlp_gen.BATCH],
-                        }
-                    ],
-                }
-            ]
-        }
-        lines.append(json.dumps(doc, separators=(",", ":")).encode())
+    data = otlp_gen.encode(otlp_gen.generate(spans))
     n = (spans - 1) // 2  # (each iteration a chat and a tool span, under one root)
     tally = Counts(n, n, sum(300 + i % 97 for i in range(n)), sum(20 + i % 13 for i in range(n)))
     return Case(
         f"bench-{spans}",
-        b"\n".join(lines) + b"\n",
+        data,
         traces=[otlp_gen.TRACE],
         counts=[tally],
         fast_family=True,

@@ -440,25 +440,7 @@ def bench_bytes(
     batch: int = otlp_gen.BATCH,
 ) -> bytes:
     """``items`` written as ``otlp_gen.write`` writes them (one export request per line)."""
-    lines = []
-    for k in range(0, len(items), batch):
-        doc = {
-            "resourceSpans": [
-                {
-                    "resource": {
-                        "attributes": [{"key": "service.name", "value": {"stringValue": "bench"}}]
-                    },
-                    "scopeSpans": [
-                        {
-                            "scope": {"name": "opentelemetry.util.genai.handler"},
-                            "spans": items[k : k + batch],
-                        }
-                    ],
-                }
-            ]
-        }
-        lines.append(json.dumps(doc, separators=separators, ensure_ascii=ensure_ascii).encode())
-    return b"\n".join(lines) + b"\n"
+    return otlp_gen.encode(items, batch=batch, separators=separators, ensure_ascii=ensure_ascii)
 
 
 _GENERATED: dict[int, list[dict[str, Any]]] = {}
