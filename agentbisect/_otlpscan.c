@@ -997,6 +997,23 @@ static int add_span(Spans *ss, Cur *c) {
     return OK;
 }
 
+/* An object (or null) of which one field is read, as a string; any other field is skipped
+ * (a Struct that ignores unknown fields: a resource attribute, a scope). */
+static int string_field_object(Cur *c, const char *field) {
+    if (is_null(c)) return OK;
+    int first = 1, more;
+    Str k, v;
+    TRY(obj_open(c));
+    for (;;) {
+        TRY(obj_next(c, &first, &k, &more));
+        if (!more) return OK;
+        if (str_eq_n(&k, field, strlen(field)))
+            TRY(get_string(c, &v));
+        else
+            TRY(skip_value(c, 0));
+    }
+}
+
 /* resource: {"attributes": [{"key": str, "value": any}], ...} or null */
 static int parse_resource(Cur *c) {
     if (is_null(c)) return OK;
@@ -1005,30 +1022,20 @@ static int parse_resource(Cur *c) {
     TRY(obj_open(c));
     for (;;) {
         TRY(obj_next(c, &first, &k, &more));
-        if (!more) break;
-        if (str_eq(&k, "attributes")) {
-            int f2 = 1, m2;
-            TRY(arr_open(c));
-            for (;;) {
-                TRY(arr_next(c, &f2, &m2));
-                if (!m2) break;
-                int f3 = 1, m3;
-                Str k3, v;
-                TRY(obj_open(c));
-                for (;;) {
-                    TRY(obj_next(c, &f3, &k3, &m3));
-                    if (!m3) break;
-                    if (str_eq(&k3, "key"))
-                        TRY(get_string(c, &v));
-                    else
-                        TRY(skip_value(c, 0));
-                }
-            }
-        } else {
+        if (!more) return OK;
+        if (!str_eq(&k, "attributes")) {
             TRY(skip_value(c, 0));
+            continue;
+        }
+        int f2 = 1, m2;
+        TRY(arr_open(c));
+        for (;;) {
+            TRY(arr_next(c, &f2, &m2));
+            if (!m2) break;
+            if (peek(c) != '{') return BAIL; /* (a ResourceAttr, not null) */
+            TRY(string_field_object(c, "key"));
         }
     }
-    return OK;
 }
 
 static int parse_scope_spans(Cur *c, Spans *ss) {
@@ -1037,20 +1044,9 @@ static int parse_scope_spans(Cur *c, Spans *ss) {
     TRY(obj_open(c));
     for (;;) {
         TRY(obj_next(c, &first, &k, &more));
-        if (!more) break;
+        if (!more) return OK;
         if (str_eq(&k, "scope")) {
-            if (is_null(c)) continue;
-            int f2 = 1, m2;
-            Str k2, v;
-            TRY(obj_open(c));
-            for (;;) {
-                TRY(obj_next(c, &f2, &k2, &m2));
-                if (!m2) break;
-                if (str_eq(&k2, "name"))
-                    TRY(get_string(c, &v));
-                else
-                    TRY(skip_value(c, 0));
-            }
+            TRY(string_field_object(c, "name"));
         } else if (str_eq(&k, "spans")) {
             int f2 = 1, m2;
             TRY(arr_open(c));
@@ -1063,7 +1059,6 @@ static int parse_scope_spans(Cur *c, Spans *ss) {
             TRY(skip_value(c, 0));
         }
     }
-    return OK;
 }
 
 static int parse_document(Cur *c, Spans *ss) {
