@@ -32,6 +32,9 @@
     } while (0)
 
 #define MAX_DEPTH 48
+/* texts.MIN_DOC_CHARS: shorter document texts are too common to say which input part quotes
+ * them (a test holds the two equal) */
+#define MIN_DOC_CHARS 20
 /* {"traceId":"<32>","spanId":"<16>","kind":1,"startTimeUnixNano":1,"endTimeUnixNano":1} */
 #define MIN_SPAN_BYTES 90
 #define MAX_NS INT64_MAX
@@ -39,12 +42,12 @@
 
 /* ------------------------------------------------------------------ attribute keys */
 
-/* The values the walk reads are kept (S_OP .. S_CALL_ID); of the next ones only whether they
- * are there (a bit each); S_UNREAD is checked and dropped. */
+/* Where a span's attribute values are kept (otlp_typed's slots); S_UNREAD is checked and
+ * dropped. */
 enum {
     S_OP, S_REQ_MODEL, S_RESP_MODEL, S_T_IN, S_T_OUT, S_FINISH, S_SYSTEM, S_INPUT, S_OUTPUT,
-    S_TOOL_NAME, S_CALL_ID, N_KEPT, S_RESULT = N_KEPT, S_AGENT_NAME, S_GEN_AI_SYSTEM,
-    S_DATA_SOURCE, S_DOCUMENTS, S_UNREAD
+    S_TOOL_NAME, S_CALL_ID, S_RESULT, S_AGENT_NAME, S_GEN_AI_SYSTEM, S_DATA_SOURCE, S_DOCUMENTS,
+    S_UNREAD, N_KEPT = S_UNREAD
 };
 enum { V_STR, V_RAWSTR, V_INT, V_CHECKEDINT, V_DBL, V_BOOL, V_REASONS };
 
@@ -664,7 +667,6 @@ typedef struct {
     int kind;
     int64_t start, end;
     int failed;
-    uint32_t has; /* the presence bits of S_RESULT .. S_DOCUMENTS */
     Slot v[N_KEPT];
 } Span;
 
@@ -864,10 +866,7 @@ static int parse_attributes(Cur *c, Span *sp, Spans *ss) {
         }
         if (!have_key || !have_value) return BAIL;
         if (value_at.p) TRY(attr_value(&value_at, kd, &slot, ss));
-        if (kd->slot < N_KEPT)
-            sp->v[kd->slot] = slot; /* (the last of a repeated key) */
-        else if (kd->slot != S_UNREAD)
-            sp->has |= 1u << (kd->slot - N_KEPT);
+        if (kd->slot < N_KEPT) sp->v[kd->slot] = slot; /* (the last of a repeated key) */
     }
     return OK;
 }
@@ -1163,7 +1162,7 @@ static int role_of(const Span *sp) {
         if (str_eq(s, "embeddings")) return R_EMBEDDING;
         return R_OTHER;
     }
-    if ((sp->has & (1u << (S_GEN_AI_SYSTEM - N_KEPT))) && sp->v[S_REQ_MODEL].present) return R_LLM;
+    if (sp->v[S_GEN_AI_SYSTEM].present && sp->v[S_REQ_MODEL].present) return R_LLM;
     if (sp->v[S_TOOL_NAME].present) return R_TOOL;
     return R_OTHER;
 }
@@ -1227,6 +1226,11 @@ typedef struct {
     int system_done;
     Parts parts;
     Memo label, model, tool;
+    /* retrieval (``Sources.pending``, ``docs``, ``doc_parts``): pending is a list of
+     * (step, [(doc id, content or None)]); docs a list of [id, content, by, consumed] */
+    PyObject *documents; /* the helper that reads a retrieval span's documents */
+    PyObject *pending, *docs, *doc_parts, *doc_keys; /* doc_keys: the doc keys read this call */
+    PyObject *v_content, *v_id, *v_structure;
     const Spans *ss;
     /* interned strings */
     PyObject *k_step, *k_type, *k_llm_index, *k_model, *k_tokens, *k_input, *k_output,
@@ -1766,34 +1770,247 @@ static int handle_message(State *st, Window *w, Py_ssize_t i, Py_ssize_t index, 
     return plain(st, i, &role, has_role, index);
 }
 
-/* ``structural_reads`` (a call without content: it read the last output and its tools). */
-static int structural_reads(State *st) {
-    if (!st->last_llm) return OK;
-    st->by_structure++;
-    Py_ssize_t n = PyList_GET_SIZE(st->last_asked);
-    if (n <= 1) {
-        st->by_structure += n;
-        return OK;
+/* ``read`` of a document's key by the call being handled: counted once per call (by content
+ * or by structure), or only noted (by id). */
+static int read_doc(State *st, PyObject *doc_id, PyObject *by) {
+    PyObject *key = PyUnicode_FromFormat("doc:%U", doc_id);
+    if (!key) return ERR;
+    int has = PySet_Contains(st->doc_keys, key);
+    int r = has < 0 ? ERR : OK;
+    if (has == 0) {
+        if (PySet_Add(st->doc_keys, key) < 0)
+            r = ERR;
+        else if (by == st->v_content)
+            st->by_content++;
+        else if (by == st->v_structure)
+            st->by_structure++;
     }
-    PyObject *seen = PySet_New(NULL);
-    if (!seen) return ERR;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *key = PyList_GET_ITEM(st->last_asked, i);
-        int has = PySet_Contains(seen, key);
-        if (has < 0 || (!has && PySet_Add(seen, key) < 0)) {
+    Py_DECREF(key);
+    return r;
+}
+
+static int add_all(PyObject *set, PyObject *items) {
+    Py_ssize_t n = PySet_GET_SIZE(items);
+    if (!n) return OK;
+    PyObject *it = PyObject_GetIter(items);
+    if (!it) return ERR;
+    PyObject *item;
+    int r = OK;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (PySet_Add(set, item) < 0) r = ERR;
+        Py_DECREF(item);
+        if (r != OK) break;
+    }
+    Py_DECREF(it);
+    return r == OK && !PyErr_Occurred() ? OK : ERR;
+}
+
+/* ``flush_retrievals``: commit the pending retrievals, their documents joining ``docs``;
+ * returns (a new set) the input parts that turned out to be documents. ``inputs``: a list of
+ * str, or NULL for none. */
+static PyObject *flush_retrievals(State *st, PyObject *inputs) {
+    PyObject *owned = PySet_New(NULL);
+    if (!owned) return NULL;
+    Py_ssize_t np = PyList_GET_SIZE(st->pending), ni = inputs ? PyList_GET_SIZE(inputs) : 0;
+    for (Py_ssize_t i = 0; i < np; i++) {
+        PyObject *entry = PyList_GET_ITEM(st->pending, i);
+        PyObject *step = PyTuple_GET_ITEM(entry, 0), *found = PyTuple_GET_ITEM(entry, 1);
+        for (Py_ssize_t d = 0; d < PyList_GET_SIZE(found); d++) {
+            PyObject *pair = PyList_GET_ITEM(found, d);
+            PyObject *doc_id = PyTuple_GET_ITEM(pair, 0), *content = PyTuple_GET_ITEM(pair, 1);
+            PyObject *by = st->v_content;
+            if (content == Py_None) {
+                for (Py_ssize_t t = 0; t < ni; t++) {
+                    PyObject *part = PyList_GET_ITEM(inputs, t);
+                    int c = PyUnicode_Contains(part, doc_id);
+                    if (c < 0) goto fail;
+                    if (c) {
+                        content = part;
+                        by = st->v_id;
+                        if (PySet_Add(owned, part) < 0) goto fail;
+                        break;
+                    }
+                }
+            } else if (PyUnicode_GET_LENGTH(content) >= MIN_DOC_CHARS) {
+                for (Py_ssize_t t = 0; t < ni; t++) {
+                    PyObject *part = PyList_GET_ITEM(inputs, t);
+                    int c = PyUnicode_Contains(part, content);
+                    if (c < 0 || (c && PySet_Add(owned, part) < 0)) goto fail;
+                }
+            }
+            if (content != Py_None && PySet_Add(owned, content) < 0) goto fail;
+            PyObject *doc = PyList_New(4);
+            if (!doc) goto fail;
+            Py_INCREF(doc_id);
+            Py_INCREF(content);
+            Py_INCREF(by);
+            Py_INCREF(Py_False);
+            PyList_SET_ITEM(doc, 0, doc_id);
+            PyList_SET_ITEM(doc, 1, content);
+            PyList_SET_ITEM(doc, 2, by);
+            PyList_SET_ITEM(doc, 3, Py_False);
+            int r = PyList_Append(st->docs, doc);
+            Py_DECREF(doc);
+            if (r < 0) goto fail;
+            st->typed++; /* context.injected */
+        }
+        if (commit(st, step) != OK) goto fail;
+    }
+    if (np && PyList_SetSlice(st->pending, 0, np, NULL) < 0) goto fail;
+    return owned;
+fail:
+    Py_DECREF(owned);
+    return NULL;
+}
+
+/* A document list entry's "consumed" flag. */
+static void consume(PyObject *doc) {
+    Py_INCREF(Py_True);
+    Py_SETREF(PyList_GET_ITEM(doc, 3), Py_True);
+}
+
+/* ``structural_reads`` (a call without content: it read the last output, its tools, and the
+ * documents not read yet). */
+static int structural_reads(State *st) {
+    if (st->last_llm) {
+        st->by_structure++;
+        Py_ssize_t n = PyList_GET_SIZE(st->last_asked);
+        if (n <= 1) {
+            st->by_structure += n;
+        } else {
+            PyObject *seen = PySet_New(NULL);
+            if (!seen) return ERR;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                PyObject *key = PyList_GET_ITEM(st->last_asked, i);
+                int has = PySet_Contains(seen, key);
+                if (has < 0 || (!has && PySet_Add(seen, key) < 0)) {
+                    Py_DECREF(seen);
+                    return ERR;
+                }
+                if (!has) st->by_structure++;
+            }
             Py_DECREF(seen);
+        }
+    }
+    Py_ssize_t nd = PyList_GET_SIZE(st->docs);
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *doc = PyList_GET_ITEM(st->docs, i);
+        if (PyList_GET_ITEM(doc, 3) == Py_True) continue;
+        if (read_doc(st, PyList_GET_ITEM(doc, 0), st->v_structure) != OK) return ERR;
+        consume(doc);
+    }
+    return nd && PyList_SetSlice(st->docs, 0, nd, NULL) < 0 ? ERR : OK;
+}
+
+/* The texts of the window's messages (``Msg.text()``), all of them or the non-system ones. */
+static PyObject *window_texts(State *st, const Window *w, int non_system) {
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (Py_ssize_t t = 0; t < w->n; t++) {
+        if (non_system && w->e[t].cat == C_SYSTEM) continue;
+        Str role;
+        int has_role;
+        if (parse_message(st, w->buf + w->e[t].off, w->e[t].n, &role, &has_role) != OK) {
+            PyErr_SetString(PyExc_ValueError, "a message read before");
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *text = message_text(st);
+        if (!text || PyList_Append(out, text) < 0) {
+            Py_XDECREF(text);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(text);
+    }
+    return out;
+}
+
+/* The pending retrievals flushed before a call with content: its input parts (instruction
+ * paragraphs, then the lines of its other messages) may quote or name their documents. */
+static int flush_before_call(State *st, const Window *w, PyObject *parts) {
+    PyObject *inputs = parts ? PySequence_List(parts) : PyList_New(0);
+    PyObject *texts = inputs ? window_texts(st, w, 1) : NULL;
+    if (!texts) {
+        Py_XDECREF(inputs);
+        return helper_failed();
+    }
+    for (Py_ssize_t t = 0; t < PyList_GET_SIZE(texts); t++) {
+        PyObject *lines = PyUnicode_Splitlines(PyList_GET_ITEM(texts, t), 0);
+        int r = lines ? OK : ERR;
+        for (Py_ssize_t k = 0; r == OK && k < PyList_GET_SIZE(lines); k++)
+            if (PyList_Append(inputs, PyList_GET_ITEM(lines, k)) < 0) r = ERR;
+        Py_XDECREF(lines);
+        if (r != OK) {
+            Py_DECREF(texts);
+            Py_DECREF(inputs);
             return ERR;
         }
-        if (!has) st->by_structure++;
     }
-    Py_DECREF(seen);
-    return OK;
+    Py_DECREF(texts);
+    PyObject *owned = flush_retrievals(st, inputs);
+    Py_DECREF(inputs);
+    if (!owned) return ERR;
+    int r = add_all(st->doc_parts, owned);
+    Py_DECREF(owned);
+    return r;
+}
+
+/* The documents the call's messages quote (read by content or id), or that have none to quote
+ * (read by structure, once). */
+static int read_documents(State *st, const Window *w) {
+    Py_ssize_t nd = PyList_GET_SIZE(st->docs);
+    if (!nd) return OK;
+    PyObject *texts = window_texts(st, w, 0);
+    if (!texts) return helper_failed();
+    PyObject *nl = PyUnicode_FromString("\n");
+    PyObject *all_text = nl ? PyUnicode_Join(nl, texts) : NULL;
+    Py_XDECREF(nl);
+    Py_DECREF(texts);
+    PyObject *keep = all_text ? PyList_New(0) : NULL;
+    if (!keep) {
+        Py_XDECREF(all_text);
+        return ERR;
+    }
+    int r = OK;
+    for (Py_ssize_t i = 0; i < nd && r == OK; i++) {
+        PyObject *doc = PyList_GET_ITEM(st->docs, i);
+        PyObject *content = PyList_GET_ITEM(doc, 1);
+        int consumed = PyList_GET_ITEM(doc, 3) == Py_True;
+        int has_content = content != Py_None && PyUnicode_GET_LENGTH(content) > 0;
+        if (has_content) {
+            int c = PyUnicode_Contains(all_text, content);
+            if (c < 0) {
+                r = ERR;
+                break;
+            }
+            if (c) {
+                r = read_doc(st, PyList_GET_ITEM(doc, 0), PyList_GET_ITEM(doc, 2));
+                consume(doc);
+                if (r == OK && PyList_Append(keep, doc) < 0) r = ERR;
+                continue;
+            }
+        } else if (!consumed) {
+            r = read_doc(st, PyList_GET_ITEM(doc, 0), st->v_structure);
+            consume(doc);
+            continue;
+        }
+        if (!consumed && PyList_Append(keep, doc) < 0) r = ERR;
+    }
+    Py_DECREF(all_text);
+    if (r == OK) Py_SETREF(st->docs, keep);
+    else Py_DECREF(keep);
+    return r;
 }
 
 /* ``Sources.llm_start``. */
 static int llm_start(State *st, const Span *sp, Py_ssize_t index) {
     const Slot *sys = &sp->v[S_SYSTEM], *in = &sp->v[S_INPUT];
+    if (PySet_GET_SIZE(st->doc_keys) && PySet_Clear(st->doc_keys) < 0) return ERR;
     if (!sys->present && !in->present && !sp->v[S_OUTPUT].present) {
+        PyObject *owned = flush_retrievals(st, NULL);
+        if (!owned) return ERR;
+        Py_DECREF(owned);
         st->uncaptured++;
         return structural_reads(st);
     }
@@ -1862,12 +2079,20 @@ static int llm_start(State *st, const Span *sp, Py_ssize_t index) {
         Py_DECREF(texts);
         if (!parts) return helper_failed();
     }
+    if (PyList_GET_SIZE(st->pending)) {
+        int r = flush_before_call(st, cur, parts);
+        if (r != OK) {
+            Py_XDECREF(parts);
+            return r;
+        }
+    }
     if (has_system_msg || !st->system_done) {
         if (parts) {
             Py_ssize_t np = PyList_GET_SIZE(parts);
             for (Py_ssize_t t = 0; t < np; t++) {
                 PyObject *part = PyList_GET_ITEM(parts, t);
-                int has = PyDict_Contains(st->system_parts_by_text, part);
+                int has = PySet_Contains(st->doc_parts, part);
+                if (!has) has = PyDict_Contains(st->system_parts_by_text, part);
                 if (has < 0) {
                     Py_DECREF(parts);
                     return ERR;
@@ -1897,7 +2122,7 @@ static int llm_start(State *st, const Span *sp, Py_ssize_t index) {
         TRY(handle_message(st, cur, i, index, &settled));
         cur->e[i].settled = settled;
     }
-    return OK;
+    return read_documents(st, cur);
 }
 
 /* ``Sources.llm_end``: how many tool calls the output asks for. */
@@ -2150,15 +2375,78 @@ static int unique(uint64_t *ids, Py_ssize_t n) {
     return 1;
 }
 
-/* One walked child span: an LLM call, a tool call, or a span that is neither. */
+/* A retrieval span: its step and documents wait for the next call (``pending``). */
+static int retrieval_span(State *st, const Span *sp, Py_ssize_t index) {
+    const Slot *ds = &sp->v[S_DATA_SOURCE], *docs = &sp->v[S_DOCUMENTS];
+    PyObject *label = ds->present && ds->s.n ? str_obj(&ds->s) : NULL;
+    if (!label) {
+        if (PyErr_Occurred()) return helper_failed();
+        PyObject *name = str_obj(&sp->name);
+        if (!name) return helper_failed();
+        label = PyObject_CallMethod(name, "removeprefix", "s", "retrieval ");
+        Py_DECREF(name);
+        if (!label) return helper_failed();
+    }
+    PyObject *step;
+    if (PyUnicode_CompareWithASCIIString(label, "retrieval") == 0 ||
+        PyUnicode_CompareWithASCIIString(label, "retrieve") == 0) {
+        step = PyUnicode_FromFormat("retrieval#%zd", index);
+    } else {
+        PyObject *clean_label = cleaned(st, label);
+        step = clean_label ? step_id("retrieval:", clean_label, index) : NULL;
+        Py_XDECREF(clean_label);
+    }
+    Py_DECREF(label);
+    if (!step) return helper_failed();
+    PyObject *found;
+    if (docs->present) {
+        char sid[17];
+        snprintf(sid, sizeof(sid), "%016llx", (unsigned long long)sp->sid);
+        PyObject *text = str_obj(&docs->s);
+        found = text ? PyObject_CallFunction(st->documents, "Os", text, sid) : NULL;
+        Py_XDECREF(text);
+    } else {
+        found = PyList_New(0);
+    }
+    if (!found) {
+        Py_DECREF(step);
+        return helper_failed();
+    }
+    /* (the helper gives [(id: str, content: str | None)]; anything else is declined) */
+    int ok = PyList_CheckExact(found);
+    for (Py_ssize_t i = 0; ok && i < PyList_GET_SIZE(found); i++) {
+        PyObject *pair = PyList_GET_ITEM(found, i);
+        ok = PyTuple_CheckExact(pair) && PyTuple_GET_SIZE(pair) == 2 &&
+             PyUnicode_CheckExact(PyTuple_GET_ITEM(pair, 0)) &&
+             (PyTuple_GET_ITEM(pair, 1) == Py_None || PyUnicode_CheckExact(PyTuple_GET_ITEM(pair, 1)));
+    }
+    PyObject *entry = ok ? PyTuple_Pack(2, step, found) : NULL;
+    Py_DECREF(step);
+    Py_DECREF(found);
+    if (!entry) return ok ? ERR : BAIL;
+    int r = PyList_Append(st->pending, entry);
+    Py_DECREF(entry);
+    return r < 0 ? ERR : OK;
+}
+
+/* One walked child span: an LLM call, a tool call, a retrieval, or a span that is none. */
 static int walk_span(State *st, const Span *sp, Py_ssize_t index) {
     switch (role_of(sp)) {
         case R_LLM: return llm_span(st, sp, index);
         case R_TOOL: return tool_span(st, sp, index);
+        case R_RETRIEVAL: return retrieval_span(st, sp, index);
         case R_OTHER:
         case R_EMBEDDING: return OK;
-        default: return BAIL; /* retrieval, a nested agent */
+        default: return BAIL; /* a nested agent */
     }
+}
+
+/* The walk's end (the root's): retrievals no call read are committed all the same. */
+static int walk_end(State *st) {
+    PyObject *owned = flush_retrievals(st, NULL);
+    if (!owned) return ERR;
+    Py_DECREF(owned);
+    return OK;
 }
 
 /* The streaming walk's step: a span just read (``Span *sp``, its content in ss->arena). */
@@ -2290,6 +2578,13 @@ static void state_clear(State *st) {
     memo_clear(&st->label);
     memo_clear(&st->model);
     memo_clear(&st->tool);
+    Py_CLEAR(st->pending);
+    Py_CLEAR(st->docs);
+    Py_CLEAR(st->doc_parts);
+    Py_CLEAR(st->doc_keys);
+    Py_CLEAR(st->v_content);
+    Py_CLEAR(st->v_id);
+    Py_CLEAR(st->v_structure);
     window_free(&st->win);
     window_free(&st->next);
     PyMem_Free(st->parts.parts);
@@ -2329,9 +2624,9 @@ static void state_clear(State *st) {
 }
 
 /* A fresh matching state (the helpers are kept); ERR with an exception on failure. */
-static int state_init(State *st, PyObject *helpers[5]) {
+static int state_init(State *st, PyObject *helpers[6]) {
     PyObject *row_type = helpers[0], *clean = helpers[1], *paragraphs = helpers[2],
-             *system_parts = helpers[3], *raw_text = helpers[4];
+             *system_parts = helpers[3], *raw_text = helpers[4], *documents = helpers[5];
     const Spans *ss = st->ss;
     memset(st, 0, sizeof(*st));
     st->row_type = row_type;
@@ -2339,7 +2634,18 @@ static int state_init(State *st, PyObject *helpers[5]) {
     st->paragraphs = paragraphs;
     st->system_parts = system_parts;
     st->raw_text = raw_text;
+    st->documents = documents;
     st->ss = ss;
+    st->pending = PyList_New(0);
+    st->docs = PyList_New(0);
+    st->doc_parts = PySet_New(NULL);
+    st->doc_keys = PySet_New(NULL);
+    st->v_content = intern("content");
+    st->v_id = intern("id");
+    st->v_structure = intern("structure");
+    if (!st->pending || !st->docs || !st->doc_parts || !st->doc_keys || !st->v_content ||
+        !st->v_id || !st->v_structure)
+        return ERR;
     st->kw_row = Py_BuildValue("(ssssssss)", "index", "step", "model", "tokensIn", "tokensOut",
                                "latencyMs", "stopReason", "tools");
     st->llm_rows = PyList_New(0);
@@ -2380,9 +2686,9 @@ static int state_init(State *st, PyObject *helpers[5]) {
 
 static PyObject *scan_aggregate(PyObject *self, PyObject *args) {
     Py_buffer view;
-    PyObject *helpers[5];
-    if (!PyArg_ParseTuple(args, "y*OOOOO", &view, &helpers[0], &helpers[1], &helpers[2],
-                          &helpers[3], &helpers[4]))
+    PyObject *helpers[6];
+    if (!PyArg_ParseTuple(args, "y*OOOOOO", &view, &helpers[0], &helpers[1], &helpers[2],
+                          &helpers[3], &helpers[4], &helpers[5]))
         return NULL;
     State st;
     Spans ss;
@@ -2408,6 +2714,7 @@ static PyObject *scan_aggregate(PyObject *self, PyObject *args) {
         ss.spare = spare;
         r = parse_file(view.buf, view.len, &ss);
         if (r == OK) r = check_stream(&ss);
+        if (r == OK) r = walk_end(&st);
     }
     if (r == REDO) { /* out of start order: read into a table, then walk it sorted */
         state_clear(&st);
@@ -2424,6 +2731,7 @@ static PyObject *scan_aggregate(PyObject *self, PyObject *args) {
             ss.sids = sids;
             r = parse_file(view.buf, view.len, &ss);
             if (r == OK) r = walk_table(&ss, &st);
+            if (r == OK) r = walk_end(&st);
             if (r == REDO) r = BAIL;
         }
         big_free(table, table_size);
@@ -2474,7 +2782,7 @@ static PyObject *key_list(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"aggregate", scan_aggregate, METH_VARARGS,
-     "aggregate(buffer, row_type, clean, paragraphs, system_parts, raw_text) -> tuple | None\n"
+     "aggregate(buffer, row_type, clean, paragraphs, system_parts, raw_text, documents)\n"
      "The facts of a flat OTLP/JSON trace, or None where the Python paths must answer."},
     {"keys", key_list, METH_NOARGS, "The attribute keys read, as (key, slot, kind)."},
     {NULL, NULL, 0, NULL}};
@@ -2485,5 +2793,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__otlpscan(void) {
     build_key_table();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "MIN_DOC_CHARS", MIN_DOC_CHARS) < 0) Py_CLEAR(m);
+    return m;
 }

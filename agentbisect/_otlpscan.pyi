@@ -10,5 +10,8 @@ def aggregate(
     paragraphs: Callable[[str], tuple[str, ...]],
     system_parts: Callable[[str], tuple[str, ...] | None],
     raw_text: Callable[[bytes], str],
+    documents: Callable[[str, str], list[tuple[str, str | None]]],
 ) -> tuple[Any, ...] | None: ...
 def keys() -> list[tuple[str, int, int]]: ...
+
+MIN_DOC_CHARS: int

@@ -1432,6 +1432,32 @@ def test_flat_cases_are_answered(native: ModuleType, tmp_path: Path) -> None:
     assert share >= FLAT_SHARE_MIN, f"answered {answered}/{len(flat)}; declined: {names}"
 
 
+# ----------------------------------------------------------------- the Python walk's made-up traces
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_walks_made_up_traces(native: ModuleType, tmp_path: Path, seed: int) -> None:
+    """The 40 traces ``test_otlp_aggregate_fast`` walks through every source rule with (ids,
+    content and structure matches, adopted ids, documents, system and user messages, calls
+    without content, failures, windows): where the core answers, it is the full path."""
+    from tests.test_otlp_aggregate_fast import _write, varied_trace
+
+    f = _write(tmp_path / "t.otlp.jsonl", varied_trace(seed))
+    got = direct(native, f)
+    t = TALLY.setdefault("walk-made-up", Tally())
+    t.cases += 1
+    t.runs += 1
+    if got is None:
+        t.names.append(f"seed-{seed}")
+        return
+    t.answered += 1
+    t.json_answered += 1
+    want = aggregate(open_run(str(f)), overview=False)
+    a, b = msgspec.json.encode(want.to_json()), msgspec.json.encode(got.to_json())
+    assert b == a, f"native != full on made-up trace {seed}\n{first_difference(a, b)}"
+    assert got == want
+
+
 # ----------------------------------------------------------------- the record
 
 

@@ -50,6 +50,7 @@ from agentbisect.importers.otlp_typed import (
     T_OUT,
     TOOL_NAME,
 )
+from agentbisect.importers.texts import retrieved_documents
 from agentbisect.results import AggregateResult
 
 NOT_HANDLED = (Bail, NoCommits, msgspec.DecodeError, RecursionError)
@@ -431,19 +432,10 @@ class _Aggregate:
     @staticmethod
     def documents(vals: list[Any], span_id: str) -> list[tuple[str, str | None]]:
         """``conventions._retrieval``'s documents (id, content) in the GenAI form."""
-
         value = vals[DOCUMENTS]
         if value is None:
             return []
-        docs = msgspec.json.decode(STR.decode(value.value.stringValue))
-        out: list[tuple[str, str | None]] = []
-        for i, d in enumerate(docs if isinstance(docs, list) else []):
-            if not isinstance(d, dict):
-                continue
-            content = d.get("content", d.get("text"))
-            doc_id = text_of(d.get("id")) or f"{span_id}.doc{i}"
-            out.append((doc_id, content if isinstance(content, str) else None))
-        return out
+        return retrieved_documents(STR.decode(value.value.stringValue), span_id)
 
     # ------------------------------------------------------------- the result
 

@@ -72,3 +72,18 @@ def instruction_parts(value: str) -> tuple[str, ...] | None:
         text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
         for p in parsed
     )
+
+
+def retrieved_documents(value: str, span_id: str) -> list[tuple[str, str | None]]:
+    """``gen_ai.retrieval.documents`` (a JSON string) as the fast paths read it
+    (``conventions._retrieval``): each document's id (``<span id>.doc<i>`` when it has none) and
+    its text, or None."""
+    docs = msgspec.json.decode(value)
+    out: list[tuple[str, str | None]] = []
+    for i, d in enumerate(docs if isinstance(docs, list) else []):
+        if not isinstance(d, dict):
+            continue
+        content = d.get("content", d.get("text"))
+        doc_id = text_of(d.get("id")) or f"{span_id}.doc{i}"
+        out.append((doc_id, content if isinstance(content, str) else None))
+    return out
