@@ -351,6 +351,25 @@ def test_the_keys_it_reads_are_the_python_walks() -> None:
     expected = [(k, slot, kinds[cls]) for k, (slot, cls) in t.READ.items()]
     expected += [(k, t.UNREAD, kinds[cls]) for k, cls in t.UNREAD_KEYS.items()]
     assert _otlpscan.keys() == expected
+    from agentbisect.importers.texts import MIN_DOC_CHARS
+
+    assert _otlpscan.MIN_DOC_CHARS == MIN_DOC_CHARS
+
+
+# The real-instrumentation traces (opentelemetry-instrumentation-openai-v2, content on the spans
+# or none captured; a retrieval step in each) the core must answer itself.
+ENGAGED_FIXTURES = [
+    "oaiv2-2.4b0-no-content.tool-planted.otlp.json",
+    "oaiv2-2.4b0-span-only.doc-planted.otlp.json",
+    "oaiv2-2.4b0-span-only.tool-error.otlp.json",
+    "oaiv2-2.4b0-span-only.tool-planted.otlp.json",
+    "oaiv2-2.4b0-span-only.tool-planted.otlp.jsonl",
+]
+
+
+@pytest.mark.parametrize("name", ENGAGED_FIXTURES)
+def test_real_instrumentation_traces_are_answered(native: ModuleType, name: str) -> None:
+    assert direct(native, OTEL / name) is not None, f"the core declined {name}"
 
 
 # ----------------------------------------------------------------- the benchmark's trace
