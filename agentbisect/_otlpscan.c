@@ -1,16 +1,17 @@
 /* The compiled core of `afp aggregate`'s OTLP fast path (agentbisect/importers/otlp_native.py).
  *
  * One job: read an OTLP/JSON trace of one flat run (a root span and its direct children: LLM
- * calls, tool calls, other spans) in the current GenAI conventions and return the facts the
- * aggregate shows, applying the same source rules as the Python fast path (otlp_sources.py) for
+ * calls, tool calls, retrievals, other spans) in the current GenAI conventions and return the
+ * facts the aggregate shows, applying the same source rules as the Python fast path (otlp_sources.py) for
  * the cases it handles -- without making a Python object per JSON value. Anything outside that
  * subset, or anything malformed, is declined (the function returns None) and the caller takes
  * the Python fast path, which declines in turn to the full import. Declining is always correct,
  * so this file is strict: when in doubt, it declines.
  *
  * Every text rule whose semantics are Python's (clean, split_paragraphs, the system-instruction
- * parts, a value shown as JSON) is called back in Python through the helpers the caller passes,
- * memoized, so those rules have one definition (importers/texts.py).
+ * parts, a value shown as JSON, a retrieval's documents) is called back in Python through the
+ * helpers the caller passes, memoized, so those rules have one definition (importers/texts.py);
+ * texts compared as the Python walk compares them (lines, substrings) are Python strs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
