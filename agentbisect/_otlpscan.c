@@ -1252,21 +1252,24 @@ static int helper_failed(void) {
     return ERR;
 }
 
-static PyObject *cleaned(State *st, PyObject *name) {
-    PyObject *found = PyDict_GetItemWithError(st->cleaned, name);
+/* ``fn(arg)``, remembered in the dict ``memo`` (a text rule called back in Python). */
+static PyObject *memo_call(PyObject *memo, PyObject *fn, PyObject *arg) {
+    PyObject *found = PyDict_GetItemWithError(memo, arg);
     if (found) {
         Py_INCREF(found);
         return found;
     }
     if (PyErr_Occurred()) return NULL;
-    found = PyObject_CallOneArg(st->clean, name);
+    found = PyObject_CallOneArg(fn, arg);
     if (!found) return NULL;
-    if (PyDict_SetItem(st->cleaned, name, found) < 0) {
+    if (PyDict_SetItem(memo, arg, found) < 0) {
         Py_DECREF(found);
         return NULL;
     }
     return found;
 }
+
+static PyObject *cleaned(State *st, PyObject *name) { return memo_call(st->cleaned, st->clean, name); }
 
 static PyObject *memo_str(Memo *m, const Str *s) {
     if (m->obj && m->n == s->n && m->esc == s->esc && memcmp(m->p, s->p, s->n) == 0) {
@@ -1584,21 +1587,10 @@ static PyObject *message_text(State *st) {
 }
 
 static PyObject *paragraphs_of(State *st, PyObject *text) {
-    PyObject *found = PyDict_GetItemWithError(st->paragraphs_memo, text);
-    if (found) {
-        Py_INCREF(found);
-        return found;
-    }
-    if (PyErr_Occurred()) return NULL;
-    found = PyObject_CallOneArg(st->paragraphs, text);
-    if (!found) return NULL;
-    if (!PyTuple_Check(found)) {
+    PyObject *found = memo_call(st->paragraphs_memo, st->paragraphs, text);
+    if (found && !PyTuple_Check(found)) {
         Py_DECREF(found);
         PyErr_SetString(PyExc_TypeError, "paragraphs: a tuple");
-        return NULL;
-    }
-    if (PyDict_SetItem(st->paragraphs_memo, text, found) < 0) {
-        Py_DECREF(found);
         return NULL;
     }
     return found;
