@@ -38,7 +38,6 @@
 #define MIN_DOC_CHARS 20
 /* {"traceId":"<32>","spanId":"<16>","kind":1,"startTimeUnixNano":1,"endTimeUnixNano":1} */
 #define MIN_SPAN_BYTES 90
-#define MAX_NS INT64_MAX
 #define MAX_COUNT (((int64_t)1) << 53)
 
 /* ------------------------------------------------------------------ attribute keys */
@@ -693,8 +692,7 @@ typedef struct {
     Span root; /* (its ids, times, name and role; its slots are not read) */
     int root_role;
     Str trace;
-    uint64_t *sids;
-    Py_ssize_t nsids;
+    uint64_t *sids; /* (one per span read: ss->n of them) */
 } Spans;
 
 static int stream_span(Spans *ss, Span *sp);
@@ -982,7 +980,7 @@ static int parse_span(Cur *c, Span *sp, Spans *ss) {
     return OK;
 }
 
-static int add_span(Spans *ss, Cur *c) {
+static int add_span(Cur *c, Spans *ss) {
     if (ss->n == ss->cap) return BAIL; /* (cannot happen: see MIN_SPAN_BYTES) */
     /* Ctrl-C, SIGTERM: their Python handlers run here, and what they raise ends the read */
     if ((ss->n & 4095) == 4095 && PyErr_CheckSignals() < 0) return ERR;
@@ -1038,6 +1036,17 @@ static int parse_resource(Cur *c) {
     }
 }
 
+/* Each element of an array, read by ``item`` (spans, scope spans, resource spans). */
+static int each(Cur *c, Spans *ss, int (*item)(Cur *, Spans *)) {
+    int first = 1, more;
+    TRY(arr_open(c));
+    for (;;) {
+        TRY(arr_next(c, &first, &more));
+        if (!more) return OK;
+        TRY(item(c, ss));
+    }
+}
+
 static int parse_scope_spans(Cur *c, Spans *ss) {
     int first = 1, more;
     Str k;
@@ -1045,19 +1054,28 @@ static int parse_scope_spans(Cur *c, Spans *ss) {
     for (;;) {
         TRY(obj_next(c, &first, &k, &more));
         if (!more) return OK;
-        if (str_eq(&k, "scope")) {
+        if (str_eq(&k, "scope"))
             TRY(string_field_object(c, "name"));
-        } else if (str_eq(&k, "spans")) {
-            int f2 = 1, m2;
-            TRY(arr_open(c));
-            for (;;) {
-                TRY(arr_next(c, &f2, &m2));
-                if (!m2) break;
-                TRY(add_span(ss, c));
-            }
-        } else {
+        else if (str_eq(&k, "spans"))
+            TRY(each(c, ss, add_span));
+        else
             TRY(skip_value(c, 0));
-        }
+    }
+}
+
+static int parse_resource_spans(Cur *c, Spans *ss) {
+    int first = 1, more;
+    Str k;
+    TRY(obj_open(c));
+    for (;;) {
+        TRY(obj_next(c, &first, &k, &more));
+        if (!more) return OK;
+        if (str_eq(&k, "resource"))
+            TRY(parse_resource(c));
+        else if (str_eq(&k, "scopeSpans"))
+            TRY(each(c, ss, parse_scope_spans));
+        else
+            TRY(skip_value(c, 0));
     }
 }
 
@@ -1067,39 +1085,11 @@ static int parse_document(Cur *c, Spans *ss) {
     TRY(obj_open(c));
     for (;;) {
         TRY(obj_next(c, &first, &k, &more));
-        if (!more) break;
-        if (str_eq(&k, "resourceSpans")) {
-            int f2 = 1, m2;
-            TRY(arr_open(c));
-            for (;;) {
-                TRY(arr_next(c, &f2, &m2));
-                if (!m2) break;
-                int f3 = 1, m3;
-                Str k3;
-                TRY(obj_open(c));
-                for (;;) {
-                    TRY(obj_next(c, &f3, &k3, &m3));
-                    if (!m3) break;
-                    if (str_eq(&k3, "resource")) {
-                        TRY(parse_resource(c));
-                    } else if (str_eq(&k3, "scopeSpans")) {
-                        int f4 = 1, m4;
-                        TRY(arr_open(c));
-                        for (;;) {
-                            TRY(arr_next(c, &f4, &m4));
-                            if (!m4) break;
-                            TRY(parse_scope_spans(c, ss));
-                        }
-                    } else {
-                        TRY(skip_value(c, 0));
-                    }
-                }
-            }
-        } else {
+        if (!more) return OK;
+        if (!str_eq(&k, "resourceSpans"))
             return BAIL; /* log records, a capture's first line, anything else */
-        }
+        TRY(each(c, ss, parse_resource_spans));
     }
-    return OK;
 }
 
 /* One OTLP/JSON document, or JSON Lines of them (no carriage returns; short blank lines), read
@@ -2451,7 +2441,7 @@ static int stream_span(Spans *ss, Span *sp) {
     } else if (memcmp(sp->trace.p, ss->trace.p, 32) != 0) {
         return BAIL; /* several traces */
     }
-    ss->sids[ss->nsids++] = sp->sid;
+    ss->sids[ss->n - 1] = sp->sid; /* (add_span counted it) */
     if (sp->end < sp->start) return BAIL;
     if (!sp->has_parent) {
         if (ss->have_root) return BAIL; /* several roots */
@@ -2495,7 +2485,7 @@ static int stream_span(Spans *ss, Span *sp) {
 /* Whether the streamed trace is one flat run, as ``otlp_walk`` requires. */
 static int check_stream(Spans *ss) {
     if (ss->walk_declined || !ss->have_root || !ss->have_trace || !lower_hex(&ss->trace)) return BAIL;
-    if (!unique(ss->sids, ss->nsids)) return BAIL;
+    if (!unique(ss->sids, ss->n)) return BAIL;
     if (ss->have_kid) {
         const Span *root = &ss->root;
         if (ss->kid_pid != root->sid) return BAIL;
