@@ -84,9 +84,6 @@ CLI_MAY_IMPORT = (
     "agentbisect.convert",
     "agentbisect.schema",
     "agentbisect.files",  # -o FILE: written atomically (cli/output.py)
-    # the one deliberate exception to bytes → recording → Run (docs/architecture.md): aggregate's
-    # fast path on OTLP/JSON traces, which falls back to that pipeline whenever it cannot match it
-    "agentbisect.importers.otlp_aggregate",
 )
 
 

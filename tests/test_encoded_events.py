@@ -97,10 +97,6 @@ def test_aggregate_renders_after_the_run_is_gone(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(common, "load_run", loading)
     monkeypatch.setattr(output, "emit", emitting)
-    # (the full path's run: the fast path on OTLP/JSON builds none)
-    from agentbisect.importers import otlp_aggregate
-
-    monkeypatch.setattr(otlp_aggregate, "ENABLED", False)
     for fmt, as_json in ((None, True), (ReportFormat.table, False), (ReportFormat.html, False)):
         aggregate.run(
             file=str(TRACES[0]),

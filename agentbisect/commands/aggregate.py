@@ -49,25 +49,6 @@ def run(
 
     name = pick_json_format(fmt, as_json)
     check_output(output, force, [file])
-    if name != "html" and not verbose:  # (the page reads the run again; --verbose describes it)
-        # An OTLP/JSON trace the fast path reads exactly: computed without synthesizing its
-        # recording (importers/otlp_aggregate.py); anything else comes back None.
-        from agentbisect.importers.otlp_aggregate import fast_result
-
-        fast = fast_result(file, show_all=show_all, drill=drill, trace_id=trace_id, logs=logs)
-        if fast is not None:
-            import gc
-
-            # Rendering makes one dict per row and holds nothing cyclic: no collector passes
-            # over the result's 100,000s of objects while it does (0.1 s of a 100,000-span trace).
-            was_enabled = gc.isenabled()
-            gc.disable()
-            try:
-                emit(name, fast, output, force)
-            finally:
-                if was_enabled:
-                    gc.enable()
-            return
     from agentbisect.aggregate import aggregate as aggregate_run
 
     # Only the HTML page reads the run again; for every other output the run (and the recording
