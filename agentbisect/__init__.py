@@ -35,22 +35,22 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from agentbisect.core.version import __version__
 
 # name -> module that defines it; imported on first attribute access (PEP 562).
 _EXPORTS = {
-    "open_run": "agentbisect.run",
-    "Run": "agentbisect.run",
-    "localize": "agentbisect.bisect.localize",
+    "open_run": "agentbisect.importers",
+    "Run": "agentbisect.model.run",
+    "localize": "agentbisect.bisect.pipeline.localize",
     "bisect_run": "agentbisect.bisect.api",
     "BisectOptions": "agentbisect.bisect.api",
-    "aggregate": "agentbisect.aggregate",
-    "select_events": "agentbisect.select",
+    "aggregate": "agentbisect.analyses.aggregate",
+    "select_events": "agentbisect.analyses.select",
     "genui_stats": "agentbisect.genui.stats",
-    "record_run": "agentbisect.record",
-    "record_file": "agentbisect.convert",
+    "record_run": "agentbisect.model.record",
+    "record_file": "agentbisect.analyses.record",
     "get_renderer": "agentbisect.render",
-    "HonestyFlag": "agentbisect.honesty",
+    "HonestyFlag": "agentbisect.core.honesty",
 }
 
 __all__ = [
@@ -70,16 +70,17 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from agentbisect.aggregate import aggregate
+    from agentbisect.analyses.aggregate import aggregate
+    from agentbisect.analyses.record import record_file
+    from agentbisect.analyses.select import select_events
     from agentbisect.bisect.api import BisectOptions, bisect_run
-    from agentbisect.bisect.localize import localize
-    from agentbisect.convert import record_file
+    from agentbisect.bisect.pipeline.localize import localize
+    from agentbisect.core.honesty import HonestyFlag
     from agentbisect.genui.stats import genui_stats
-    from agentbisect.honesty import HonestyFlag
-    from agentbisect.record import record_run
+    from agentbisect.importers import open_run
+    from agentbisect.model.record import record_run
+    from agentbisect.model.run import Run
     from agentbisect.render import get_renderer
-    from agentbisect.run import Run, open_run
-    from agentbisect.select import select_events
 
 
 def __getattr__(name: str) -> Any:

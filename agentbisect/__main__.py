@@ -21,7 +21,7 @@ def main(fast: bool = True) -> None:
     """Run ``afp``: an ordinary command line by the fast front end (no typer), anything else
     (help, completion, errors in the command line) by the typer app. ``fast=False`` is for tests
     that compare the two."""
-    from agentbisect.signals import Terminated, install
+    from agentbisect.core.signals import Terminated, install
 
     gc.set_threshold(*GC_THRESHOLD)
     try:

@@ -27,9 +27,11 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentbisect.bisect import localize, report_json  # noqa: E402
-from agentbisect.load import load, run_deep  # noqa: E402
-from agentbisect.run import Run  # noqa: E402
+from agentbisect.bisect import report_json  # noqa: E402
+from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
+from agentbisect.core.deep import run_deep  # noqa: E402
+from agentbisect.importers import load  # noqa: E402
+from agentbisect.model.run import Run  # noqa: E402
 
 
 def _own_long_run(path: Path, iterations: int = 220, pad: int = 12_000) -> None:

@@ -63,7 +63,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--file")
     args = ap.parse_args()
-    from agentbisect.bisect.embedders import default_embedder_name
+    from agentbisect.bisect.embed.choose import default_embedder_name
 
     default = default_embedder_name()
     if default == "mock":

@@ -66,7 +66,7 @@ def in_process_afp(path: Path, reps: int) -> dict[str, float]:
     """The pipeline without interpreter start-up: load + derive + encode, per command."""
     import msgspec
 
-    from agentbisect.run import open_run
+    from agentbisect.importers import open_run
 
     agg, evs = [], []
     for _ in range(reps):

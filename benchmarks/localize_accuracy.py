@@ -35,13 +35,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentbisect.bisect.embedders import embed_many, resolve_embedder  # noqa: E402
-from agentbisect.bisect.evidence import SIGNALS  # noqa: E402
-from agentbisect.bisect.evidence_rank import evidence_first  # noqa: E402
-from agentbisect.bisect.localize import localize  # noqa: E402
-from agentbisect.bisect.report import Suspect  # noqa: E402
-from agentbisect.load import load  # noqa: E402
-from agentbisect.run import Run  # noqa: E402
+from agentbisect.bisect.embed.choose import embed_many, resolve_embedder  # noqa: E402
+from agentbisect.bisect.evidence.rank import evidence_first  # noqa: E402
+from agentbisect.bisect.evidence.scorer import SIGNALS  # noqa: E402
+from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
+from agentbisect.importers import load  # noqa: E402
+from agentbisect.model.run import Run  # noqa: E402
+from agentbisect.results.report import Suspect  # noqa: E402
 from agentbisect.schema.imported import ImportMeta  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"

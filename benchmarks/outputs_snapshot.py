@@ -35,7 +35,11 @@ COMMANDS: list[tuple[str, list[str], bool]] = [
     ("aggregate-all", ["aggregate", "{in}", "--json", "--all"], False),
     ("aggregate-html", ["aggregate", "{in}", "--format", "html", "-o", "{out}"], True),
     ("bisect-json", ["bisect", "{in}", "--at-llm", "-1", "--json", "--no-cache"], False),
-    ("bisect-mock", ["bisect", "{in}", "--at-llm", "-1", "--embedder", "mock", "--no-cache"], False),
+    (
+        "bisect-mock",
+        ["bisect", "{in}", "--at-llm", "-1", "--embedder", "mock", "--no-cache"],
+        False,
+    ),
     (
         "bisect-upstream",
         ["bisect", "{in}", "--at-llm", "-1", "--json", "--upstream", "--embedder", "mock"],
@@ -120,7 +124,9 @@ def compare(a: Path, b: Path) -> int:
         db = pb.read_bytes() if pb.exists() else b"(missing)"
         if da != db:
             differ.append(n)
-            print(f"differs: {n} ({hashlib.md5(da).hexdigest()[:8]} != {hashlib.md5(db).hexdigest()[:8]})")
+            print(
+                f"differs: {n} ({hashlib.md5(da).hexdigest()[:8]} != {hashlib.md5(db).hexdigest()[:8]})"
+            )
     print(f"{len(names)} cases, {len(differ)} differ")
     return 1 if differ else 0
 

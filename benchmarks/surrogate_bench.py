@@ -33,15 +33,15 @@ from msgspec import UNSET
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentbisect.bisect.causal import RerunOptions, run_ablation_tier, sequential  # noqa: E402
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder  # noqa: E402
-from agentbisect.bisect.lasso import lasso_cv  # noqa: E402
-from agentbisect.bisect.surrogate import (  # noqa: E402
+from agentbisect.bisect.causal.lasso import lasso_cv  # noqa: E402
+from agentbisect.bisect.causal.probes import RerunOptions, run_ablation_tier, sequential  # noqa: E402
+from agentbisect.bisect.causal.surrogate import (  # noqa: E402
     DEFAULT_MASKS,
     SurrogateOptions,
     draw_masks,
     run_surrogate,
 )
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder  # noqa: E402
 from tests.fake_rerun import WRONG, Truth  # noqa: E402
 from tests.surrogate_cases import approved_changed, context_suspects, source_id  # noqa: E402
 

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentbisect.boundary.recorder import BoundaryRecorder
+from agentbisect.model.boundary.recorder import BoundaryRecorder
 
 DEMO = Path(__file__).resolve().parent.parent / "fixtures" / "upstream" / "demo-turn.json"
 

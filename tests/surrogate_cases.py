@@ -4,7 +4,7 @@ command (``tests/fake_rerun.py``) is judged by."""
 
 from __future__ import annotations
 
-from agentbisect.bisect.report import AblationSpec, Suspect, SuspectDetail
+from agentbisect.results.report import AblationSpec, Suspect, SuspectDetail
 
 
 def source_id(i: int) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.conftest import afp_loaded
 from tests.helpers import recording
 
-HEAVY = ("numpy", "agentbisect.bisect.localize")
+HEAVY = ("numpy", "agentbisect.bisect.pipeline.localize")
 
 
 def loaded_after(*argv: str) -> set[str]:

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from agentbisect.aggregate import _localizable, aggregate
-from agentbisect.errors import InputError
-from agentbisect.load import decode_commit_log
-from agentbisect.run import open_run
+from agentbisect.analyses.aggregate import _localizable, aggregate
+from agentbisect.core.errors import InputError
+from agentbisect.importers import open_run
+from agentbisect.model.loaded import decode_commit_log
 from tests.helpers import RECORDINGS, recording
 
 

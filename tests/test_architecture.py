@@ -40,57 +40,74 @@ def imports_of(path: Path) -> set[str]:
 # ------------------------------------------------------------------------- import direction
 
 
-def test_bisect_reads_the_run_model_not_the_loader() -> None:
-    for path in (PKG / "bisect").glob("*.py"):
-        assert "agentbisect.load" not in imports_of(path), path.name
-    assert not (PKG / "bisect" / "artifacts.py").exists()
+# Each package of agentbisect and the packages it may import (besides itself): the house's floors,
+# top to bottom. Data flows one way: bytes → importers → model → analyses → results → render.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "core": (),
+    "schema": ("core",),
+    "model": ("core", "schema"),
+    "results": ("core", "schema", "model"),
+    "importers": ("core", "schema", "model"),
+    "analyses": ("core", "schema", "model", "results", "importers"),
+    "genui": ("core", "schema", "results"),
+    "bisect": ("core", "schema", "model", "results", "analyses"),
+    # renderers compute nothing: result types, the model's own types, formatting
+    "render": ("core", "schema", "model", "results"),
+    "commands": (
+        "core",
+        "schema",
+        "model",
+        "results",
+        "importers",
+        "analyses",
+        "genui",
+        "bisect",
+        "render",
+    ),
+    "cli": (
+        "core",
+        "schema",
+        "model",
+        "results",
+        "importers",
+        "analyses",
+        "genui",
+        "bisect",
+        "render",
+        "commands",
+    ),
+}
 
 
-RENDER_MAY_IMPORT = (
-    "agentbisect.render",
-    "agentbisect.results",
-    "agentbisect.bisect.result",
-    "agentbisect.bisect.report",  # the report Structs are result types
-    "agentbisect.honesty",
-    "agentbisect.js",  # number formatting
-    "agentbisect.schema",
-    "agentbisect.boundary.index",  # Range/labels: result types of aggregate
-    "agentbisect.boundary.rollup",
-    "agentbisect.boundary.strip",
-    "agentbisect.boundary.timeline",  # Timeline/Mark: result types of the run overview
-    "agentbisect.boundary.calls",
-)
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
 
 
-def test_renderers_read_result_types_only() -> None:
-    for path in (PKG / "render").rglob("*.py"):
+def test_every_package_has_a_floor() -> None:
+    found = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert found == set(LAYERS)
+    assert {p.name for p in PKG.glob("*.py")} == {"__init__.py", "__main__.py"}
+
+
+@pytest.mark.parametrize("package", sorted(LAYERS))
+def test_imports_run_down_the_floors_only(package: str) -> None:
+    allowed = {package, *LAYERS[package]}
+    for path in (PKG / package).rglob("*.py"):
         for mod in imports_of(path):
-            assert mod.startswith(RENDER_MAY_IMPORT), f"{path.name} imports {mod}"
+            assert package_of(mod) in allowed, f"{path.relative_to(PKG)} imports {mod}"
 
 
-CLI_MAY_IMPORT = (
-    "agentbisect.cli",
-    "agentbisect.commands",  # the typer-free command bodies both front ends call
-    "agentbisect.errors",
-    "agentbisect.signals",  # SIGTERM/SIGHUP unwind like Ctrl-C
-    "agentbisect.honesty",
-    "agentbisect.render",
-    "agentbisect.run",
-    "agentbisect.select",
-    "agentbisect.aggregate",
-    "agentbisect.bisect.api",
-    "agentbisect.genui.stats",
-    "agentbisect.genui.range",  # option validation (a day is YYYY-MM-DD)
-    "agentbisect.convert",
-    "agentbisect.schema",
-    "agentbisect.files",  # -o FILE: written atomically (cli/output.py)
-)
-
-
-def test_cli_modules_hold_no_analysis() -> None:
-    for path in [*(PKG / "cli").glob("*.py"), *(PKG / "commands").glob("*.py")]:
-        for mod in imports_of(path):
-            assert mod == "agentbisect" or mod.startswith(CLI_MAY_IMPORT), f"{path.name}: {mod}"
+def test_analyses_use_the_importers_front_door_only() -> None:
+    # The importers' interface (the package and its base types) is public; how each format is
+    # read is not. bisect reads the run model, never the loaded parts behind it.
+    for pkg in ("analyses", "bisect"):
+        for path in (PKG / pkg).rglob("*.py"):
+            for mod in imports_of(path):
+                assert mod in ("agentbisect.importers", "agentbisect.importers.base") or not (
+                    mod.startswith("agentbisect.importers")
+                ), f"{path.relative_to(PKG)} imports {mod}"
+                assert pkg != "bisect" or mod != "agentbisect.model.loaded", path.name
 
 
 def test_command_bodies_import_no_cli_framework() -> None:
@@ -251,7 +268,7 @@ def test_public_api_is_lazy_and_complete() -> None:
 
     code = (
         "import sys, agentbisect\n"
-        "assert 'agentbisect.run' not in sys.modules and 'numpy' not in sys.modules\n"
+        "assert 'agentbisect.model.run' not in sys.modules and 'numpy' not in sys.modules\n"
         "from agentbisect import open_run, localize, aggregate, genui_stats, record_run\n"
         "from agentbisect import select_events, bisect_run, record_file, get_renderer\n"
         "run = open_run(sys.argv[1])\n"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from msgspec import UNSET
 
-from agentbisect.bisect.causal import (
+from agentbisect.bisect.causal.probes import (
     MissingContext,
     RerunOptions,
     bisect_culprits,
@@ -22,13 +22,13 @@ from agentbisect.bisect.causal import (
     similarity_stats,
     verdict_for,
 )
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.localize import localize
-from agentbisect.bisect.report import AblationRunStats, SimilarityStats, to_builtins
-from agentbisect.bisect.result import bisect_result, classify_suspect
-from agentbisect.load import load
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.pipeline.localize import localize
+from agentbisect.importers import load
+from agentbisect.model.run import Run
 from agentbisect.render.text import format_report
-from agentbisect.run import Run
+from agentbisect.results.bisect import bisect_result, classify_suspect
+from agentbisect.results.report import AblationRunStats, SimilarityStats, to_builtins
 from tests.conftest import MINI
 
 ORIGINAL = "Refund approved: the promo covers order 17 even at 40 days."

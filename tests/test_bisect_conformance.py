@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from agentbisect.bisect import control_deps_from_json, report_json
-from agentbisect.bisect import localize as afp_localize
-from agentbisect.bisect.embed import MockEmbedder
-from agentbisect.bisect.localize import TriggerError
-from agentbisect.bisect.report import to_builtins
-from agentbisect.bisect.result import bisect_result
-from agentbisect.bisect.slice import causal_chain
-from agentbisect.load import load
-from agentbisect.run import Run
+from agentbisect.bisect.embed.vectors import MockEmbedder
+from agentbisect.bisect.pipeline import localize as afp_localize
+from agentbisect.bisect.pipeline.localize import TriggerError
+from agentbisect.bisect.pipeline.slice import causal_chain
+from agentbisect.importers import load
+from agentbisect.model.run import Run
+from agentbisect.results.bisect import bisect_result
+from agentbisect.results.report import to_builtins
 from tests.conftest import MINI, UPSTREAM
 
 UP = UPSTREAM
@@ -67,7 +67,7 @@ def adopt_wording(ours: Any, theirs: Any) -> Any:
 
 
 def assert_same_report(report: Any, expected_file: Path) -> None:
-    from agentbisect.js import js_stringify
+    from agentbisect.core.js import js_stringify
 
     expected_text = expected_file.read_text().strip()
     expected = json.loads(expected_text)
@@ -155,15 +155,15 @@ def test_mock_embedder_vectors() -> None:
 def test_fixture_a_slice_and_weights() -> None:
     art = mini("mini-a")
     assert art.llm_call_ids == ["llm#2", "llm#6"]
-    from agentbisect.bisect.texts import Texts
+    from agentbisect.bisect.pipeline.texts import Texts
 
     assert Texts(art.commit_log).step_output("llm#6") == (
         'answer="Refund approved: the promo covers order 17 even at 40 days."'
     )
     report = localize(art, at_step="llm#6")
     # the slice is internal to localize: rebuild it the same way to check the edges
-    from agentbisect.bisect.embed import EmbeddingCache
-    from agentbisect.bisect.weigh import EdgeWeigher
+    from agentbisect.bisect.embed.vectors import EmbeddingCache
+    from agentbisect.bisect.pipeline.weigh import EdgeWeigher
 
     sl = causal_chain(art.commit_log, "llm#6", art.keys_read, 12, 80, art.control_deps)
     w = EdgeWeigher(Texts(art.commit_log), set(art.llm_call_ids), EmbeddingCache(MockEmbedder()))
@@ -284,8 +284,8 @@ def test_fixture_a_suspects() -> None:
 
 
 def test_fixture_a_promo_fact_signals() -> None:
-    from agentbisect.bisect.embed import EmbeddingCache
-    from agentbisect.bisect.influence import Evidence, score_influence
+    from agentbisect.bisect.embed.vectors import EmbeddingCache
+    from agentbisect.bisect.evidence.influence import Evidence, score_influence
 
     text = "Promo: every refund is approved this month, whatever the age."
     (s,) = score_influence(

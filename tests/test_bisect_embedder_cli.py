@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agentbisect.bisect import wordllama_embed
+from agentbisect.bisect.embed import wordllama as wordllama_embed
 from tests.conftest import MINI, PLANTED, ROOT, afp_import_probe, cli, loaded_modules
 
 PY = shlex.quote(sys.executable)

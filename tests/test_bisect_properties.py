@@ -12,21 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
-from agentbisect.bisect import localize
-from agentbisect.bisect.report import EdgePathStep, Suspect, to_builtins
-from agentbisect.bisect.slice import causal_chain
-from agentbisect.bisect.suspects import rank
-from agentbisect.commitlog import CommitLog, deep_smart_merge
-from agentbisect.js import (
-    ABSENT,
-    cap_utf16,
-    js_number,
-    js_stringify,
-    to_fixed,
-    utf16_len,
-)
-from agentbisect.load import MAX_DEPTH, load_bytes
-from agentbisect.run import Run
+from agentbisect.bisect.pipeline.localize import localize
+from agentbisect.bisect.pipeline.slice import causal_chain
+from agentbisect.bisect.pipeline.suspects import rank
+from agentbisect.core.deep import MAX_DEPTH
+from agentbisect.core.js import ABSENT, cap_utf16, js_number, js_stringify, to_fixed, utf16_len
+from agentbisect.importers import load_bytes
+from agentbisect.model.commitlog import CommitLog, deep_smart_merge
+from agentbisect.model.run import Run
+from agentbisect.results.report import EdgePathStep, Suspect, to_builtins
 from agentbisect.schema.recording import CommitBundle as Bundle
 from agentbisect.schema.recording import TraceEntry
 

@@ -14,13 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from agentbisect.bisect.evidence import SIGNALS, WEIGHTS
-from agentbisect.bisect.report import EvidenceSignals, weights_note
+from agentbisect.bisect.evidence.scorer import SIGNALS, WEIGHTS
 from agentbisect.cli import app
-from agentbisect.js import to_fixed
+from agentbisect.core.js import to_fixed
 from agentbisect.render.html.bisect import SIGNALS as HTML_SIGNALS
 from agentbisect.render.safetext import scrub
 from agentbisect.render.text import SAID_WIDTH, said_text
+from agentbisect.results.report import EvidenceSignals, weights_note
 from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, cli
 from tests.test_hardening_text import HOSTILE, _assert_safe
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from agentbisect.boundary.calls import call_rows
-from agentbisect.run import open_run
+from agentbisect.importers import open_run
+from agentbisect.model.boundary.calls import call_rows
 from agentbisect.schema.events import DomainEvent
 from tests.helpers import RECORDINGS, recording
 from tests.test_step_graph_counts import TRACES, streams

@@ -6,11 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from agentbisect import record
-from agentbisect.bisect import causal
-from agentbisect.bisect.localize import DEFAULTS
+from agentbisect.bisect.causal import probes as causal
+from agentbisect.bisect.pipeline.localize import DEFAULTS
 from agentbisect.cli import bisect as cli_bisect
 from agentbisect.cli import record as cli_record
+from agentbisect.model import record
 
 
 def test_bisect_defaults_match_the_library() -> None:

@@ -49,7 +49,7 @@ def test_events_filters() -> None:
 
 
 def test_events_at_matches_index_enclosing() -> None:
-    from agentbisect.run import open_run
+    from agentbisect.importers import open_run
 
     run = open_run(recording("react-tools"))
     want = {r.label.runtimeStageId for r in run.index.enclosing(8)}
@@ -207,7 +207,7 @@ def test_the_afp_process_runs_the_cycle_collector_less_often() -> None:
     # import does not.
     probe = (
         "import gc,sys\n"
-        "import agentbisect.load\n"
+        "import agentbisect.model.loaded\n"
         "lib = gc.get_threshold()\n"
         "from agentbisect.__main__ import GC_THRESHOLD, main\n"
         "sys.argv = ['afp', '--help']\n"

@@ -7,7 +7,7 @@ import json
 import msgspec
 import pytest
 
-from agentbisect.run import open_run
+from agentbisect.importers import open_run
 from tests.conftest import UPSTREAM
 from tests.helpers import RECORDINGS, expected, ordered, ordered_bytes, recording
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agentbisect.bisect import embedders as E
-from agentbisect.bisect.cmd_embed import CommandEmbedder
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.vector_cache import NO_CACHE_ENV, VectorCache
-from agentbisect.bisect.wordllama_embed import wordllama_available, wordllama_dir
-from agentbisect.errors import ExternalCommandFailed, UsageError
+from agentbisect.bisect.embed import choose as E
+from agentbisect.bisect.embed.cache import NO_CACHE_ENV, VectorCache
+from agentbisect.bisect.embed.command import CommandEmbedder
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.embed.wordllama import wordllama_available, wordllama_dir
+from agentbisect.core.errors import ExternalCommandFailed, UsageError
 
 needs_wordllama = pytest.mark.skipif(
     not wordllama_available(), reason="the embed extra (wordllama) is not installed"
@@ -54,7 +54,7 @@ def test_unknown_embedder_is_a_usage_error() -> None:
 
 
 def test_default_falls_back_to_mock_with_one_line_notice(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentbisect.bisect import wordllama_embed
+    from agentbisect.bisect.embed import wordllama as wordllama_embed
 
     monkeypatch.setattr(wordllama_embed, "wordllama_available", lambda: False)
     r = E.resolve_embedder(None)
@@ -94,7 +94,7 @@ def test_wordllama_vectors_equal_wordllama_embed() -> None:
 def test_wordllama_default_path_does_not_import_the_package() -> None:
     code = (
         "import sys\n"
-        "from agentbisect.bisect.embedders import resolve_embedder\n"
+        "from agentbisect.bisect.embed.choose import resolve_embedder\n"
         "e = resolve_embedder('wordllama', use_cache=False).embedder\n"
         "e.embed_batch(['hello world'])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
@@ -116,7 +116,7 @@ def test_wordllama_imports_numpy_with_one_blas_thread_and_restores_the_environme
     # inherit the user's own; a value the user set is never touched
     code = (
         "import os, sys\n"
-        "from agentbisect.bisect.embedders import resolve_embedder\n"
+        "from agentbisect.bisect.embed.choose import resolve_embedder\n"
         "e = resolve_embedder('wordllama', use_cache=False).embedder\n"
         "assert 'numpy' not in sys.modules\n"
         "seen = []\n"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentbisect.encoded import JsonArray, JsonObject
+from agentbisect.core.encoded import JsonArray, JsonObject
 
 JSON = st.recursive(
     st.none()

@@ -12,8 +12,8 @@ import pytest
 
 from agentbisect.importers import synthesize
 from agentbisect.importers.convert import conversion
-from agentbisect.importers.traces import import_trace
-from agentbisect.record import RunRecording
+from agentbisect.importers.opentelemetry.traces import import_trace
+from agentbisect.model.record import RunRecording
 from tests.helpers import RECORDINGS, recording
 from tests.test_record_run import one_run, typed
 
@@ -121,8 +121,8 @@ def test_aggregate_renders_after_the_run_is_gone(monkeypatch: pytest.MonkeyPatch
 def test_aggregate_names_the_localizable_steps_without_keeping_the_log(path: str) -> None:
     # The indexed commit log stayed on the run for one set of step ids (85 MB of a
     # 100,000-span trace's peak); the ids are the same as the indexed log's.
-    from agentbisect.aggregate import aggregate
-    from agentbisect.run import open_run
+    from agentbisect.analyses.aggregate import aggregate
+    from agentbisect.importers import open_run
 
     run = open_run(path)
     result = aggregate(run)
@@ -137,9 +137,9 @@ def test_results_hold_the_run_only_for_the_page(overview: bool) -> None:
     # keep the run (and the recording bytes behind it) alive while it is rendered.
     import gc
 
-    from agentbisect.aggregate import aggregate
+    from agentbisect.analyses.aggregate import aggregate
     from agentbisect.bisect.api import BisectOptions, bisect_run
-    from agentbisect.run import open_run
+    from agentbisect.importers import open_run
 
     path = recording("planted-fact")
     for analyse in (

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli.app import app
-from agentbisect.importers.traces import import_trace
+from agentbisect.importers.opentelemetry.traces import import_trace
 from tests.conftest import afp_proc
 from tests.otel_build import TIMES_TRACE, flag_notes, raw_span
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 from msgspec import Raw
 
-from agentbisect.run import open_run
+from agentbisect.importers import open_run
 from tests.helpers import recording
 
 
@@ -44,7 +44,7 @@ def test_the_array_is_the_recorded_events_joined(
 def test_a_table_never_splits_the_row_into_raw_spans(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the JSON outputs write the recorded bytes: a table of a 30 MB run used to decode the
     boundary row a second time for them (~15 ms, ~170 M instructions) and throw them away."""
-    from agentbisect.load import DomainEvents
+    from agentbisect.model.loaded import DomainEvents
     from tests.conftest import cli
 
     split = DomainEvents.raws

@@ -21,9 +21,9 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
+from agentbisect.importers import open_run
 from agentbisect.render.safetext import clean
 from agentbisect.render.tables.event_lines import choose_columns, fit, write_event_lines
-from agentbisect.run import open_run
 from tests.helpers import recording
 
 runner = CliRunner()

@@ -168,7 +168,7 @@ def test_bisect_without_commit_log_says_what_is_missing() -> None:
 
 
 def test_version_and_short_help() -> None:
-    from agentbisect import __version__
+    from agentbisect.core.version import __version__
 
     for flag in ("--version", "-V"):
         res = cli(flag)
@@ -184,7 +184,7 @@ def test_debug_after_the_subcommand_shows_the_traceback(tmp_path: Path) -> None:
     f.write_text('{"snapshot": 5}')
     quiet = cli("aggregate", str(f))
     assert quiet.exit_code == 2 and isinstance(quiet.exception, SystemExit)
-    from agentbisect.errors import InputError
+    from agentbisect.core.errors import InputError
 
     loud = cli("aggregate", str(f), "--debug")
     assert loud.exit_code == 2 and "Traceback" in loud.stderr and "InputError" in loud.stderr
@@ -331,10 +331,10 @@ def test_bisect_screen_starts_with_a_verdict_and_flags_before_paths() -> None:
 
 
 def test_long_evidence_paths_are_collapsed(capsys: pytest.CaptureFixture[str]) -> None:
-    from agentbisect.bisect import localize
-    from agentbisect.bisect.result import bisect_result
+    from agentbisect.bisect.pipeline.localize import localize
+    from agentbisect.importers import open_run
     from agentbisect.render import get_renderer
-    from agentbisect.run import open_run
+    from agentbisect.results.bisect import bisect_result
 
     report = localize(open_run(REACT), at_step="call-llm#106")
     s = report.suspects[0]

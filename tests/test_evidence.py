@@ -10,13 +10,20 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.bisect.embed import MockEmbedder, Vector
-from agentbisect.bisect.evidence import SIGNALS, WEIGHTS, EvidenceItem, profile, score_evidence
-from agentbisect.bisect.evidence_rank import evidence_first
-from agentbisect.bisect.evidence_text import own_text, preview
-from agentbisect.bisect.localize import localize
-from agentbisect.load import load
-from agentbisect.run import Run
+from agentbisect.bisect.embed.vectors import MockEmbedder, Vector
+from agentbisect.bisect.evidence.rank import evidence_first
+from agentbisect.bisect.evidence.scorer import (
+    SIGNALS,
+    WEIGHTS,
+    EvidenceItem,
+    profile,
+    score_evidence,
+)
+from agentbisect.bisect.evidence.text import own_text
+from agentbisect.bisect.pipeline.localize import localize
+from agentbisect.importers import load
+from agentbisect.model.run import Run
+from agentbisect.results.bisect import preview
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "benchmarks" / "planted" / "cases"

@@ -12,11 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agentbisect.bisect import focus as focus_module
-from agentbisect.bisect import wordllama_embed
-from agentbisect.bisect.embed import Embedder, MockEmbedder, Vector
-from agentbisect.bisect.embedders import embed_many, resolve_embedder
-from agentbisect.bisect.evidence import (
+from agentbisect.bisect.embed import wordllama as wordllama_embed
+from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
+from agentbisect.bisect.embed.vectors import Embedder, MockEmbedder, Vector
+from agentbisect.bisect.evidence import focus as focus_module
+from agentbisect.bisect.evidence.focus import content_words, question_focus, slot_values, time_keys
+from agentbisect.bisect.evidence.rank import evidence_first
+from agentbisect.bisect.evidence.scorer import (
     _STOP,
     SIGNALS,
     EvidenceItem,
@@ -27,11 +29,9 @@ from agentbisect.bisect.evidence import (
     profile,
     score_evidence,
 )
-from agentbisect.bisect.evidence_rank import evidence_first
-from agentbisect.bisect.focus import content_words, question_focus, slot_values, time_keys
-from agentbisect.bisect.localize import localize
-from agentbisect.load import load
-from agentbisect.run import Run
+from agentbisect.bisect.pipeline.localize import localize
+from agentbisect.importers import load
+from agentbisect.model.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "benchmarks" / "planted" / "cases"

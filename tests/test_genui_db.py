@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from agentbisect.errors import InputError, UsageError
+from agentbisect.core.errors import InputError, UsageError
 from agentbisect.genui import summarize
 from agentbisect.genui.db import map_columns, read_db, redact
 from tests.test_genui_cli import one_line_error

@@ -6,12 +6,9 @@ import json
 
 from msgspec import UNSET
 
-from agentbisect.boundary.rollup import (
-    aggregate_all_boundaries,
-    aggregate_for_boundary,
-)
-from agentbisect.load import load_bytes
-from agentbisect.run import Run
+from agentbisect.importers import load_bytes
+from agentbisect.model.boundary.rollup import aggregate_all_boundaries, aggregate_for_boundary
+from agentbisect.model.run import Run
 from tests.conftest import SPEC
 
 GOLDEN = (SPEC / "golden-agent-row.json").read_bytes()

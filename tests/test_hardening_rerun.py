@@ -124,7 +124,7 @@ def test_rerun_stderr_is_trimmed_while_it_is_read() -> None:
     buffered whole (the CLI test above cannot see memory; this measures it)."""
     import tracemalloc
 
-    from agentbisect.bisect.rerun_io import STDERR_TAIL_BYTES, exchange
+    from agentbisect.bisect.causal.rerun_io import STDERR_TAIL_BYTES, exchange
 
     code = (
         "import sys\n"
@@ -206,8 +206,8 @@ def test_original_output_with_a_bom_is_read_as_utf8(tmp_path: Path) -> None:
 
 def test_a_rerun_started_after_the_kill_all_dies_at_once(tmp_path: Path) -> None:
     # Parallel reruns: a worker may start its process just after an abort killed the others.
-    from agentbisect.bisect.rerun import CommandRunner
-    from agentbisect.errors import ExternalCommandFailed
+    from agentbisect.bisect.causal.rerun import CommandRunner
+    from agentbisect.core.errors import ExternalCommandFailed
 
     script = tmp_path / "sleepy.py"
     script.write_text("import time\ntime.sleep(300)\n")
@@ -220,7 +220,7 @@ def test_a_rerun_started_after_the_kill_all_dies_at_once(tmp_path: Path) -> None
 
 
 def test_termination_is_held_back_inside_a_deferred_block() -> None:
-    from agentbisect.signals import Terminated, deferred, raising_on_termination
+    from agentbisect.core.signals import Terminated, deferred, raising_on_termination
 
     steps: list[str] = []
     with pytest.raises(Terminated) as caught, raising_on_termination():

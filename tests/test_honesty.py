@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentbisect.honesty import FLAGS, HonestyFlag, dedupe, flag, markdown_table, names
+from agentbisect.core.honesty import FLAGS, HonestyFlag, dedupe, flag, markdown_table, names
 
 SRC = Path(__file__).resolve().parent.parent / "agentbisect"
 # flag("name", …), warn("name", …) and ("name", "note") pairs, also split over lines.

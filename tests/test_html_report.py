@@ -11,12 +11,12 @@ import re
 import msgspec
 import pytest
 
-from agentbisect.bisect.report import ContextBugReport
-from agentbisect.bisect.result import bisect_result
-from agentbisect.overview import run_overview
+from agentbisect.analyses.overview import run_overview
+from agentbisect.importers import open_run
 from agentbisect.render.html import aggregate_html, bisect_html
 from agentbisect.render.html.page import esc
-from agentbisect.run import open_run
+from agentbisect.results.bisect import bisect_result
+from agentbisect.results.report import ContextBugReport
 from tests.conftest import ROOT, UPSTREAM
 
 HOSTILE = ROOT / "fixtures" / "hostile" / "xss-tools.recording.json"

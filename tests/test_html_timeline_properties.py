@@ -9,9 +9,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.boundary.calls import call_rows
-from agentbisect.boundary.timeline import build_timeline
-from agentbisect.load import decode_domain_events
+from agentbisect.model.boundary.calls import call_rows
+from agentbisect.model.boundary.timeline import build_timeline
+from agentbisect.model.loaded import decode_domain_events
 from agentbisect.render.html.timeline import timeline_svg
 
 TYPES = [

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentbisect.importers import capture
-from agentbisect.run import open_run
+from agentbisect.importers import capture, open_run
 from tests.conftest import UPSTREAM
 
 DEPTH = 5000  # deeper than a fresh interpreter's recursion limit, within afp's nesting cap

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agentbisect.run import open_run
+from agentbisect.importers import open_run
 from tests.conftest import FIXTURES, cli
 
 ROOT = FIXTURES.parent

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
-from agentbisect.boundary.index import MAX_SAFE_INTEGER, CommitRangeIndex, RunLabel
+from agentbisect.model.boundary.index import MAX_SAFE_INTEGER, CommitRangeIndex, RunLabel
 
 
 def lab(name: str) -> RunLabel:

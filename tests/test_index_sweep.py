@@ -11,7 +11,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.boundary.index import (
+from agentbisect.importers import open_run
+from agentbisect.model.boundary.index import (
     MAX_SAFE_INTEGER,
     CommitRangeIndex,
     CompositionLabel,
@@ -20,9 +21,8 @@ from agentbisect.boundary.index import (
     RunLabel,
     SubflowLabel,
 )
-from agentbisect.boundary.rebuild import IndexBuild, rebuild_index
-from agentbisect.boundary.strip import Group, _name, build_groups
-from agentbisect.run import open_run
+from agentbisect.model.boundary.rebuild import IndexBuild, rebuild_index
+from agentbisect.model.boundary.strip import Group, _name, build_groups
 from agentbisect.schema.events import (
     CompositionEnd,
     CompositionStart,
@@ -218,7 +218,7 @@ def old_rebuild(events: list[Any], commit_log_empty: bool) -> IndexBuild:
     """``rebuild_index`` before it dispatched on the event class (isinstance chains)."""
     from msgspec import UnsetType
 
-    from agentbisect.boundary.rebuild import _RANGE_TYPES, ROOT_KEY, _position, label_for
+    from agentbisect.model.boundary.rebuild import _RANGE_TYPES, ROOT_KEY, _position, label_for
 
     index = CommitRangeIndex()
     build = IndexBuild(index)

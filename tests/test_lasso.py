@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentbisect.bisect.lasso import fit_lasso, lambda_grid, lasso_cv, spearman
+from agentbisect.bisect.causal.lasso import fit_lasso, lambda_grid, lasso_cv, spearman
 
 
 def masks(n: int, p: int, seed: int) -> np.ndarray:

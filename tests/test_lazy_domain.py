@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agentbisect.bisect.api import BisectOptions, bisect_run
-from agentbisect.load import load_bytes
-from agentbisect.run import Run
+from agentbisect.importers import load_bytes
+from agentbisect.model.run import Run
 from tests.helpers import RECORDINGS, recording
 
 
@@ -97,7 +97,7 @@ def test_an_upstream_bisect_never_decodes_the_domain_events() -> None:
 
 
 def test_a_domain_array_that_cannot_be_read_fails_every_time_it_is_asked_for() -> None:
-    from agentbisect.errors import InputError
+    from agentbisect.core.errors import InputError
 
     loaded = load_bytes(Path(recording("react-tools")).read_bytes(), "rt.json")
     loaded.defer_domain(b"[1, ", "$.x", "boundary-row")  # not JSON: the load never does this

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.errors import InputError
-from agentbisect.load import load, load_bytes
+from agentbisect.core.errors import InputError
+from agentbisect.importers import load, load_bytes
 from agentbisect.schema.events import OtherEvent
 from tests.helpers import recording
 
@@ -40,7 +40,7 @@ def test_shape_a_envelope_surfaces_drop_accounting() -> None:
         "privacy": {"mode": "full"},
         "recording": RT,
     }
-    from agentbisect.run import Run
+    from agentbisect.model.run import Run
 
     run = Run(load_bytes(json.dumps(env).encode(), "env.json"))
     assert run.loaded.shape == "envelope"
@@ -235,7 +235,7 @@ json_values = st.recursive(
 @settings(max_examples=400, deadline=None)
 @given(json_values)
 def test_random_json_never_escapes_as_anything_but_input_error(value: object) -> None:
-    from agentbisect.run import Run
+    from agentbisect.model.run import Run
 
     try:
         run = Run(load_bytes(json.dumps(value).encode(), "fuzz.json"))
@@ -259,7 +259,7 @@ def _loaded_view(lo: object) -> bytes:
     # Everything a Run reads of a Loaded, as JSON (Raw parts by their bytes).
     import msgspec
 
-    from agentbisect.load import Loaded
+    from agentbisect.model.loaded import Loaded
 
     assert isinstance(lo, Loaded)
     parts = {
@@ -314,7 +314,7 @@ def test_envelope_fast_path_loads_what_the_careful_path_loads(
     # The fast path decodes an envelope's recording (and its snapshot's skeleton) in the same
     # pass as the envelope; it must give exactly the Loaded the part-by-part path gives.
     if name == "demo-turn-envelope":
-        from agentbisect.record import record_run
+        from agentbisect.model.record import record_run
         from tests.test_record_run import one_run
 
         with record_run(max_events=1) as rec:

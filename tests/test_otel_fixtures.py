@@ -12,8 +12,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from agentbisect.importers.opentelemetry.traces import import_trace
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
-from agentbisect.importers.traces import import_trace
 from tests.conftest import FIXTURES, afp_proc
 
 OTEL = FIXTURES / "otel"

@@ -11,10 +11,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from agentbisect.errors import InputError, UsageError
+from agentbisect.core.errors import InputError, UsageError
+from agentbisect.importers.opentelemetry.traces import import_trace
+from agentbisect.importers.opentelemetry.traces import sniff as trace_sniff
 from agentbisect.importers.synthesize import IMPORT_KEY
-from agentbisect.importers.traces import import_trace
-from agentbisect.importers.traces import sniff as trace_sniff
 from agentbisect.importers.transcript import sniff as transcript_sniff
 from agentbisect.importers.transcript_import import import_transcript
 from tests.conftest import afp_proc
@@ -570,9 +570,8 @@ def test_the_loader_lets_a_trace_go_once_its_spans_are_read() -> None:
     # load.load hands the file over in an InputBuffer; the trace importer releases it as soon as
     # the spans are read (a 150 MB trace is not kept while its recording is built). A recording
     # keeps its bytes: its parts are read lazily from them.
-    from agentbisect.importers import import_bytes
+    from agentbisect.importers import import_bytes, load_bytes
     from agentbisect.importers.base import InputBuffer
-    from agentbisect.load import load_bytes
 
     path = Path(__file__).resolve().parent.parent / "fixtures/otel"
     data = (path / "oaiv2-2.4b0-span-only.tool-planted.otlp.jsonl").read_bytes()
@@ -595,7 +594,8 @@ def test_each_span_is_let_go_once_handled() -> None:
     import gc
     import weakref
 
-    from agentbisect.importers import otlp_json, synthesize
+    from agentbisect.importers import synthesize
+    from agentbisect.importers.opentelemetry import otlp_json
 
     batch = otlp_json.read("t.json", refund_otlp())
     nodes: list[weakref.ref[Any]] = []

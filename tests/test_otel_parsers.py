@@ -12,10 +12,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agentbisect.importers import otlp_json
-from agentbisect.importers.conventions import BadContent, indexed, message_from, messages_from
-from agentbisect.importers.otlp_json import BadValue, any_value
-from agentbisect.importers.spans import normalize_id
+from agentbisect.importers.opentelemetry import otlp_json
+from agentbisect.importers.opentelemetry.conventions import (
+    BadContent,
+    indexed,
+    message_from,
+    messages_from,
+)
+from agentbisect.importers.opentelemetry.otlp_json import BadValue, any_value
+from agentbisect.importers.opentelemetry.spans import normalize_id
 from tests.otel_build import av
 
 plain = st.recursive(
@@ -144,9 +149,9 @@ def span_trees(draw: st.DrawFn) -> list[dict[str, Any]]:
 def test_any_trace_imports_into_a_run_every_command_reads(spans: list[dict[str, Any]]) -> None:
     import json
 
-    from agentbisect.importers.traces import import_trace
-    from agentbisect.load import load_bytes
-    from agentbisect.run import Run
+    from agentbisect.importers import load_bytes
+    from agentbisect.importers.opentelemetry.traces import import_trace
+    from agentbisect.model.run import Run
     from tests.otel_build import export
 
     data = json.dumps(export(spans)).encode()

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.importers import parts, recording
-from agentbisect.importers.traces import import_trace
+from agentbisect.importers import load, load_bytes, parts, recording
+from agentbisect.importers.opentelemetry.traces import import_trace
 from agentbisect.importers.transcript_import import import_transcript
-from agentbisect.load import decode_commit_log, load, load_bytes
+from agentbisect.model.loaded import decode_commit_log
 from agentbisect.schema.recording import ENVELOPE_FORMAT
 
 OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"

@@ -19,9 +19,9 @@ from heldout import HELDOUT  # noqa: E402
 from scenarios import SCENARIOS  # noqa: E402
 from splits import SPLITS  # noqa: E402
 
-from agentbisect.bisect.localize import localize  # noqa: E402
-from agentbisect.load import load  # noqa: E402
-from agentbisect.run import Run  # noqa: E402
+from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
+from agentbisect.importers import load  # noqa: E402
+from agentbisect.model.run import Run  # noqa: E402
 
 
 def test_corpus_is_large_and_varied() -> None:

@@ -21,10 +21,10 @@ sys.path.insert(0, str(PLANTED))
 import traces  # noqa: E402
 from splits import EVERY as CASES  # noqa: E402
 
-from agentbisect.bisect.localize import localize  # noqa: E402
-from agentbisect.bisect.report import Suspect  # noqa: E402
-from agentbisect.load import load  # noqa: E402
-from agentbisect.run import Run  # noqa: E402
+from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
+from agentbisect.importers import load  # noqa: E402
+from agentbisect.model.run import Run  # noqa: E402
+from agentbisect.results.report import Suspect  # noqa: E402
 
 EVERY = [sc for sc, _ in CASES]
 SPLIT = {sc.id: split for sc, split in CASES}

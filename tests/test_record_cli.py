@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from agentbisect.load import load
+from agentbisect.importers import load
 from tests.conftest import CAPTURE, ROOT, UPSTREAM
 
 RECORDINGS = sorted(UPSTREAM.glob("*.recording.json"))

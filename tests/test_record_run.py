@@ -9,10 +9,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from agentbisect.boundary.rebuild import rebuild_index
-from agentbisect.errors import UsageError
-from agentbisect.load import load
-from agentbisect.record import DEFAULT_MAX_EVENTS, build_envelope, normalize_cap, record_run
+from agentbisect.core.errors import UsageError
+from agentbisect.importers import load
+from agentbisect.model.boundary.rebuild import rebuild_index
+from agentbisect.model.record import DEFAULT_MAX_EVENTS, build_envelope, normalize_cap, record_run
 
 
 def typed(kind: str, payload: dict[str, Any], run: str = "run-1-1") -> dict[str, Any]:
@@ -207,7 +207,7 @@ def test_a_recording_is_freed_by_reference_counting_alone() -> None:
     import gc
     import weakref
 
-    from agentbisect.record import RunRecording
+    from agentbisect.model.record import RunRecording
 
     rec = RunRecording()
     one_run(rec)
@@ -225,8 +225,8 @@ def test_a_recording_is_freed_by_reference_counting_alone() -> None:
 def test_encoded_commits_write_the_same_recording() -> None:
     # Importers keep a long synthesized log as JSON per bundle; the recording's bytes must not
     # change, and the log keeps its positions (the commit axis).
-    from agentbisect.encoded import JsonArray
-    from agentbisect.record import RunRecording
+    from agentbisect.core.encoded import JsonArray
+    from agentbisect.model.record import RunRecording
 
     # (a fixed clock: the two recordings must not differ by when they were made)
     plain = RunRecording(recorder_id="r", clock=lambda: 1000)

@@ -8,15 +8,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from agentbisect.boundary.rebuild import rebuild_index
-from agentbisect.boundary.recorder import (
+from agentbisect.model.boundary.rebuild import rebuild_index
+from agentbisect.model.boundary.recorder import (
     FULL_DESCRIPTION,
     LEAN_DESCRIPTION,
     BoundaryRecorder,
     primitive_kind,
     sanitize_count,
 )
-from agentbisect.load import decode_domain_events
+from agentbisect.model.loaded import decode_domain_events
 from agentbisect.schema.events import CONTENT_FIELDS
 
 

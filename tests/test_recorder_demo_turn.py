@@ -11,8 +11,8 @@ from collections import Counter
 import msgspec
 from recorder_replay import DEMO, replay_demo_turn
 
-from agentbisect.boundary.rebuild import rebuild_index
-from agentbisect.load import decode_domain_events
+from agentbisect.model.boundary.rebuild import rebuild_index
+from agentbisect.model.loaded import decode_domain_events
 
 
 def test_license_is_next_to_the_fixture() -> None:

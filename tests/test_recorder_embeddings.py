@@ -10,7 +10,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.boundary.embeddings import half_up_4, summarize_embeddings, summarize_vector
+from agentbisect.model.boundary.embeddings import half_up_4, summarize_embeddings, summarize_vector
 
 
 def enc(v: Any) -> bytes:

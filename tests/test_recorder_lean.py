@@ -9,7 +9,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.boundary.lean import lean_event, lean_events, lean_raw
+from agentbisect.model.boundary.lean import lean_event, lean_events, lean_raw
 from agentbisect.schema.events import CONTENT_FIELDS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.boundary.recorder import BoundaryRecorder
+from agentbisect.model.boundary.recorder import BoundaryRecorder
 
 # A well-nested program: a list of ("open"|"close"|"tick") steps generated from a tree.
 trees = st.recursive(st.just([]), lambda kids: st.lists(kids, max_size=3), max_leaves=12)

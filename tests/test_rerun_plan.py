@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentbisect.bisect.causal import (
+from agentbisect.bisect.causal.probes import (
     MissingContext,
     RerunOptions,
     bisect_culprits,
@@ -20,10 +20,11 @@ from agentbisect.bisect.causal import (
     culprit_search_bound,
     sequential,
 )
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.localize import localize
-from agentbisect.bisect.surrogate import SurrogateOptions, run_surrogate
-from agentbisect.run import Run, open_run
+from agentbisect.bisect.causal.surrogate import SurrogateOptions, run_surrogate
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.pipeline.localize import localize
+from agentbisect.importers import open_run
+from agentbisect.model.run import Run
 from tests.conftest import FIXTURES, MINI, PLANTED, afp_on_a_terminal
 from tests.helpers import rerun_until_approved
 from tests.surrogate_cases import approved_changed, context_suspects

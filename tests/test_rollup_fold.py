@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
-from agentbisect.boundary.rollup import PathTotals, Tokens
-from agentbisect.js import countable
-from agentbisect.run import open_run
+from agentbisect.core.js import countable
+from agentbisect.importers import open_run
+from agentbisect.model.boundary.rollup import PathTotals, Tokens
 from agentbisect.schema.events import (
     DomainEvent,
     LlmEnd,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import msgspec
 
-from agentbisect.load import load_bytes
-from agentbisect.run import Run, open_run
+from agentbisect.importers import load_bytes, open_run
+from agentbisect.model.run import Run
 from tests.helpers import expected, recording
 
 FLOW = {

@@ -12,14 +12,14 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from agentbisect.bisect.report import ContextBugReport, SimilarityStats
-from agentbisect.bisect.result import bisect_result
-from agentbisect.overview import run_overview
+from agentbisect.analyses.overview import run_overview
+from agentbisect.importers import open_run
 from agentbisect.render import console as console_mod
 from agentbisect.render.html import bisect_html
 from agentbisect.render.tables import bisect as bisect_table
 from agentbisect.render.text import format_report, stats_text
-from agentbisect.run import open_run
+from agentbisect.results.bisect import bisect_result
+from agentbisect.results.report import ContextBugReport, SimilarityStats
 from tests.conftest import PLANTED, UPSTREAM
 
 # Exact binary ties at the third decimal: 0.0625 = 1/16 and 0.8125 = 13/16. Python's "{:.3f}"

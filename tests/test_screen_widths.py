@@ -255,9 +255,9 @@ def test_at_80_columns_the_token_headers_fold_together_or_not_at_all(
 
     from rich.console import Console
 
-    from agentbisect.aggregate import aggregate
+    from agentbisect.analyses.aggregate import aggregate
+    from agentbisect.importers import open_run
     from agentbisect.render.tables import aggregate as tables
-    from agentbisect.run import open_run
 
     # as afp draws it at COLUMNS=80
     _tokens_pair_reads_as_a_pair(_header_lines(_run(80, "aggregate", str(FIXTURES / name)), title))

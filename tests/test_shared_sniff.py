@@ -12,9 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.importers import capture, toplevel, transcript
-from agentbisect.importers.trace_sniff import SNIFF_BYTES
-from agentbisect.load import load_bytes
+from agentbisect.importers import capture, load_bytes, toplevel, transcript
+from agentbisect.importers.opentelemetry.detect import SNIFF_BYTES
 from tests.helpers import recording
 
 # ---------------------------------------------------------------- the sniffs as they were (oracle)

@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentbisect.envelope import stream_complete
 from agentbisect.importers.capture import _first_line
-from agentbisect.importers.otlp_json import _lines
+from agentbisect.importers.opentelemetry.otlp_json import _lines
+from agentbisect.model.envelope import stream_complete
 
 pieces = st.lists(
     st.sampled_from([b"\n", b"\r", b"\r\n", b" ", b"\t", b"\x0b", b"{}", b"x", b"\x85"]),
@@ -49,8 +49,8 @@ def test_a_recording_that_mentions_trace_keys_in_values_is_not_a_trace(
     # for an OTLP trace and refused. Only keys make a trace; values never do.
     import json
 
-    from agentbisect.importers import trace_sniff
-    from agentbisect.load import load_bytes
+    from agentbisect.importers import load_bytes
+    from agentbisect.importers.opentelemetry import detect as trace_sniff
 
     rec = {
         "snapshot": {
@@ -66,7 +66,7 @@ def test_a_recording_that_mentions_trace_keys_in_values_is_not_a_trace(
 
 
 def test_trace_keys_are_recognised_with_any_spacing_and_at_the_window_edge() -> None:
-    from agentbisect.importers import trace_sniff
+    from agentbisect.importers.opentelemetry import detect as trace_sniff
 
     assert trace_sniff.otlp(b'{"resourceSpans"  :\n [')
     assert trace_sniff.otlp(b'{\n  "resourceLogs": []}')

@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli.app import app
-from agentbisect.importers import otel_console, otlp_json
-from agentbisect.importers.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN
-from agentbisect.importers.traces import import_trace
+from agentbisect.importers.opentelemetry import console as otel_console
+from agentbisect.importers.opentelemetry import otlp_json
+from agentbisect.importers.opentelemetry.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN
+from agentbisect.importers.opentelemetry.traces import import_trace
 from tests.conftest import afp_proc
 from tests.otel_build import TIMES_TRACE, flag_notes, raw_span
 

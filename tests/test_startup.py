@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from agentbisect.bisect.embed import MockEmbedder
+from agentbisect.bisect.embed.vectors import MockEmbedder
 from agentbisect.cli import app, fastparams
 from tests.conftest import afp_loaded
 from tests.helpers import recording
@@ -49,7 +49,7 @@ def test_upstream_bisect_does_not_import_the_focus_scorer() -> None:
     # --upstream ranks by path score and never scores evidence against a question, so the
     # question-focus module (evidence.py imports it on first use) stays out of its start-up;
     # the evidence-first ranking does load it, which shows the probe sees it
-    among = ("agentbisect.bisect.focus",)
+    among = ("agentbisect.bisect.evidence.focus",)
     argv = ("bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json")
     assert afp_loaded(*argv, "--upstream", among=among) == set()
     assert afp_loaded(*argv, "--embedder", "mock", among=among) == set(among)
@@ -178,7 +178,7 @@ def test_mock_embedder_counts_equal_numpy_bincount(text: str, dims: int) -> None
 def test_the_recorded_version_is_the_installed_distributions() -> None:
     from importlib.metadata import PackageNotFoundError, version
 
-    from agentbisect.envelope import AGENTBISECT_VERSION
+    from agentbisect.model.envelope import AGENTBISECT_VERSION
 
     try:
         installed = version("agentbisect")
@@ -188,7 +188,8 @@ def test_the_recorded_version_is_the_installed_distributions() -> None:
 
 
 def test_bisect_options_copy_the_surrogate_defaults() -> None:
-    from agentbisect.bisect import api, surrogate
+    from agentbisect.bisect import api
+    from agentbisect.bisect.causal import surrogate
 
     assert (api.DEFAULT_MASKS, api.DEFAULT_KEEP_PROB) == (
         surrogate.DEFAULT_MASKS,
@@ -204,12 +205,12 @@ def test_a_recording_imports_no_trace_conversion() -> None:
     loaded = afp_loaded(*args, "--upstream", prefix="agentbisect.importers.")
     trace_work = {
         "agentbisect.importers.synthesize",
-        "agentbisect.importers.conventions",
-        "agentbisect.importers.traces",
-        "agentbisect.importers.otlp_json",
+        "agentbisect.importers.opentelemetry.conventions",
+        "agentbisect.importers.opentelemetry.traces",
+        "agentbisect.importers.opentelemetry.otlp_json",
         "agentbisect.importers.transcript_import",
     }
-    assert "agentbisect.importers.otel" in loaded  # it did sniff
+    assert "agentbisect.importers.opentelemetry" in loaded  # it did sniff
     assert loaded.isdisjoint(trace_work), loaded & trace_work
 
 
@@ -244,10 +245,10 @@ def test_reading_a_recording_imports_no_writer_and_no_rerun_tools() -> None:
     loaded = afp_loaded(*args, "--upstream")
     assert "agentbisect.bisect.api" in loaded  # it did run
     unwanted = {
-        "agentbisect.record",
-        "agentbisect.boundary.recorder",
-        "agentbisect.files",
-        "agentbisect.overview",
+        "agentbisect.model.record",
+        "agentbisect.model.boundary.recorder",
+        "agentbisect.core.files",
+        "agentbisect.analyses.overview",
         "gzip",
         "hashlib",
         "shlex",
@@ -276,11 +277,11 @@ def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() 
     )
     assert "agentbisect.bisect.api" in loaded  # it did run
     unwanted = {
-        "agentbisect.boundary.graph",
-        "agentbisect.boundary.index",
-        "agentbisect.boundary.rebuild",
-        "agentbisect.boundary.strip",
-        "agentbisect.bisect.causal",
+        "agentbisect.model.boundary.graph",
+        "agentbisect.model.boundary.index",
+        "agentbisect.model.boundary.rebuild",
+        "agentbisect.model.boundary.strip",
+        "agentbisect.bisect.causal.probes",
         "pathlib",
         "urllib.parse",
         "ipaddress",
@@ -292,7 +293,8 @@ def test_bisect_without_rerun_builds_no_boundary_index_and_imports_no_pathlib() 
 
 def test_run_keeps_the_methods_its_dataclass_had() -> None:
     # Run is a plain class now (no dataclasses import): same init, repr, eq and no hash.
-    from agentbisect.run import Run, open_run
+    from agentbisect.importers import open_run
+    from agentbisect.model.run import Run
 
     a, b = open_run(recording("react-tools")), open_run(recording("react-tools"))
     assert a.loaded is not b.loaded
@@ -340,7 +342,7 @@ def test_fast_path_output_is_complete_when_teardown_skips_the_collections(tmp_pa
     target = tmp_path / "report.json"
     assert afp("fast", *bisect, "-o", str(target)).returncode == 0
     assert target.read_bytes() == typer_out.stdout
-    from agentbisect.run import open_run
+    from agentbisect.importers import open_run
 
     events = afp("fast", "events", recording("react-tools"), "--json")
     lines = events.stdout.decode().splitlines()
@@ -367,7 +369,7 @@ def test_utf16_shortcuts_agree_with_the_codec(text: str, cap: int, dims: int) ->
     # ASCII (and below-surrogate) texts skip the utf-16 codec, and the rest call the codec
     # function without the registry lookup (which imported encodings.utf_16_le at start-up):
     # the same units, lengths, cuts and mock vectors as str.encode/bytes.decode gave.
-    from agentbisect.js import cap_utf16, utf16_len
+    from agentbisect.core.js import cap_utf16, utf16_len
 
     data = text.encode("utf-16-le", "surrogatepass")
     assert utf16_len(text) == len(data) // 2

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
-from agentbisect.aggregate import aggregate
-from agentbisect.boundary.graph import build_step_graph, count_step_graph
-from agentbisect.run import open_run
+from agentbisect.analyses.aggregate import aggregate
+from agentbisect.importers import open_run
+from agentbisect.model.boundary.graph import build_step_graph, count_step_graph
 from agentbisect.schema.events import (
     CompositionStart,
     ContextInjected,

@@ -14,11 +14,9 @@ import numpy as np
 import pytest
 from msgspec import UNSET
 
-from agentbisect.bisect.causal import RerunOptions, run_ablation_tier, sequential
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.report import AblationSpec, Suspect, SuspectDetail, to_builtins
-from agentbisect.bisect.rerun import CommandRunner
-from agentbisect.bisect.surrogate import (
+from agentbisect.bisect.causal.probes import RerunOptions, run_ablation_tier, sequential
+from agentbisect.bisect.causal.rerun import CommandRunner
+from agentbisect.bisect.causal.surrogate import (
     DEFAULT_MASKS,
     SurrogateOptions,
     candidates_from,
@@ -26,7 +24,9 @@ from agentbisect.bisect.surrogate import (
     parallel_batch,
     run_surrogate,
 )
-from agentbisect.errors import ExternalCommandFailed
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.core.errors import ExternalCommandFailed
+from agentbisect.results.report import AblationSpec, Suspect, SuspectDetail, to_builtins
 from tests.conftest import ROOT
 from tests.fake_rerun import WRONG, Truth, removed_ids
 from tests.surrogate_cases import approved_changed, context_suspects

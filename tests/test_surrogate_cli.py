@@ -9,9 +9,9 @@ import subprocess
 import sys
 from typing import Any
 
-from agentbisect.bisect import surrogate
+from agentbisect.bisect.causal import surrogate
 from agentbisect.cli import bisect as cli_bisect
-from agentbisect.honesty import FLAGS
+from agentbisect.core.honesty import FLAGS
 from tests.conftest import MINI, ROOT, cli
 
 MINI_A = str(MINI / "mini-a.json")

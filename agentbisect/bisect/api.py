@@ -13,27 +13,27 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
-from agentbisect.bisect.embed import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.embedders import ResolvedEmbedder, resolve_embedder
-from agentbisect.bisect.localize import DEFAULTS, TriggerError, localize
-from agentbisect.bisect.report import ContextBugReport
-from agentbisect.bisect.result import BisectResult, bisect_result
-from agentbisect.errors import InputError, UsageError
-from agentbisect.honesty import FLAGS
-from agentbisect.optionfile import read_json_option, read_text_option
-from agentbisect.run import Run
-from agentbisect.steps import control_deps_from_json
-from agentbisect.suggest import say_nearest
+from agentbisect.bisect.embed.choose import ResolvedEmbedder, resolve_embedder
+from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.pipeline.localize import DEFAULTS, TriggerError, localize
+from agentbisect.core.errors import InputError, UsageError
+from agentbisect.core.honesty import FLAGS
+from agentbisect.core.optionfile import read_json_option, read_text_option
+from agentbisect.core.suggest import say_nearest
+from agentbisect.model.run import Run
+from agentbisect.model.steps import control_deps_from_json
+from agentbisect.results.bisect import BisectResult, bisect_result
+from agentbisect.results.report import ContextBugReport
 
 if TYPE_CHECKING:
     # The causal tier is imported where reruns or restoration run (never on a correlational
     # bisect, ~0.3 ms of start-up).
-    from agentbisect.bisect.causal import Comparator, MissingContext, RerunOptions
-    from agentbisect.bisect.rerun import CommandRunner
-    from agentbisect.bisect.surrogate import SurrogateOptions, SurrogateOutcome
+    from agentbisect.bisect.causal.probes import Comparator, MissingContext, RerunOptions
+    from agentbisect.bisect.causal.rerun import CommandRunner
+    from agentbisect.bisect.causal.surrogate import SurrogateOptions, SurrogateOutcome
     from agentbisect.results import RunOverview
 
-# Copies of agentbisect.bisect.surrogate's defaults (tests/test_startup.py checks they agree):
+# Copies of agentbisect.bisect.causal.surrogate's defaults (tests/test_startup.py checks they agree):
 # that module is numpy's, and only --attribution surrogate should pay for importing it.
 DEFAULT_MASKS = 64
 DEFAULT_KEEP_PROB = 0.5
@@ -77,7 +77,7 @@ class BisectOptions(Struct):
     no_cache: bool = False  # do not read or write the on-disk vector cache
 
     def surrogate(self) -> SurrogateOptions:
-        from agentbisect.bisect.surrogate import SurrogateOptions
+        from agentbisect.bisect.causal.surrogate import SurrogateOptions
 
         return SurrogateOptions(
             masks=self.masks,
@@ -291,8 +291,8 @@ def bisect_run(
             if compare is None and resolved.name == "mock":
                 warnings.append(SIMILARITY_WARNING)
             # Only reruns pay for the process pool and logging machinery.
-            from agentbisect.bisect.causal import RerunOptions
-            from agentbisect.bisect.rerun import CommandRunner
+            from agentbisect.bisect.causal.probes import RerunOptions
+            from agentbisect.bisect.causal.rerun import CommandRunner
 
             runner = CommandRunner(
                 argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
@@ -306,7 +306,7 @@ def bisect_run(
                 max_suspects=opts.max_ablations,
             )
         if opts.missing_context is not None:
-            from agentbisect.bisect.causal import MissingContext
+            from agentbisect.bisect.causal.probes import MissingContext
 
             available, sent = _missing_context(opts.missing_context)
             mc = MissingContext(
@@ -340,7 +340,7 @@ def bisect_run(
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
-            from agentbisect.bisect.surrogate import parallel_batch, run_surrogate
+            from agentbisect.bisect.causal.surrogate import parallel_batch, run_surrogate
 
             outcome = run_surrogate(
                 report.suspects,
@@ -352,7 +352,7 @@ def bisect_run(
             )
             _attach(report, outcome)
         elif opts.culprits and rerun_opts is not None:
-            from agentbisect.bisect.causal import (
+            from agentbisect.bisect.causal.probes import (
                 bisect_culprits,
                 culprit_candidates,
                 culprit_search_bound,
@@ -369,7 +369,7 @@ def bisect_run(
 
     def overview_of() -> RunOverview:
         # Only the HTML report draws the run: the others do not import the overview's modules.
-        from agentbisect.overview import run_overview
+        from agentbisect.analyses.overview import run_overview
 
         return run_overview(run, step)
 

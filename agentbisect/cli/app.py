@@ -18,8 +18,8 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from agentbisect.cli import fastparams
 from agentbisect.commands import MODULES, flow
 from agentbisect.commands.argv import hoist
+from agentbisect.core.signals import Terminated, raising_on_termination
 from agentbisect.render.console import silence_stdout
-from agentbisect.signals import Terminated, raising_on_termination
 
 _say = flow.say
 
@@ -86,7 +86,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from agentbisect import __version__
+        from agentbisect.core.version import __version__
 
         sys.stdout.write(f"afp {__version__}\n")
         raise typer.Exit(0)

@@ -49,7 +49,7 @@ def run(
 
     name = pick_json_format(fmt, as_json)
     check_output(output, force, [file])
-    from agentbisect.aggregate import aggregate as aggregate_run
+    from agentbisect.analyses.aggregate import aggregate as aggregate_run
 
     # Only the HTML page reads the run again; for every other output the run (and the recording
     # bytes its parts point into) is freed before rendering: a 100,000-span trace's peak went

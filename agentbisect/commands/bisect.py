@@ -20,18 +20,18 @@ from agentbisect.commands.spec import (
     file_arg,
     format_opt,
 )
-from agentbisect.errors import GateTripped
+from agentbisect.core.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
-# Option defaults, the values of agentbisect.bisect.localize.DEFAULTS and
-# agentbisect.bisect.causal.DEFAULT_FLIP_THRESHOLD: copied because the option tables need them
+# Option defaults, the values of agentbisect.bisect.pipeline.localize.DEFAULTS and
+# agentbisect.bisect.causal.probes.DEFAULT_FLIP_THRESHOLD: copied because the option tables need them
 # before any work, and importing the library for them would load it on every `afp` call
 # (tests/test_cli_defaults.py checks that they are equal).
 DEFAULT_MAX_DEPTH = 12
 DEFAULT_MAX_NODES = 80
 DEFAULT_MAX_SUSPECTS = 12
 DEFAULT_FLIP_THRESHOLD = 0.8
-DEFAULT_MASKS = 64  # agentbisect.bisect.surrogate.DEFAULT_MASKS (why 64: see there)
+DEFAULT_MASKS = 64  # agentbisect.bisect.causal.surrogate.DEFAULT_MASKS (why 64: see there)
 DEFAULT_KEEP_PROB = 0.5
 
 

@@ -7,15 +7,16 @@ import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from agentbisect.errors import UsageError
+from agentbisect.core.errors import UsageError
 from agentbisect.render.safetext import clean
 
 if TYPE_CHECKING:
-    from agentbisect.run import ImportOptions, Run
+    from agentbisect.importers.base import ImportOptions
+    from agentbisect.model.run import Run
 
 
 def load_run(path: str, verbose: bool, options: ImportOptions | None = None) -> Run:
-    from agentbisect.run import open_run
+    from agentbisect.importers import open_run
 
     run = open_run(path, options)
     if verbose:
@@ -43,7 +44,7 @@ def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
     """``ImportOptions`` for ``--trace-id``/``--logs``, or ``None`` when neither was given."""
     if trace_id is None and not logs:
         return None
-    from agentbisect.run import ImportOptions
+    from agentbisect.importers.base import ImportOptions
 
     return ImportOptions(trace_id=trace_id, logs=list(logs or []))
 

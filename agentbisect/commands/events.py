@@ -14,7 +14,7 @@ from agentbisect.commands.spec import (
     file_arg,
     format_opt,
 )
-from agentbisect.errors import UsageError
+from agentbisect.core.errors import UsageError
 from agentbisect.render.formats import EventsFormat
 
 SPEC = CommandSpec(
@@ -55,10 +55,10 @@ def run(
     trace_id: str | None,
     logs: list[str] | None,
 ) -> None:
+    from agentbisect.analyses.select import select_events, step_graph
     from agentbisect.commands.common import import_options, load_run, pick_format
     from agentbisect.commands.output import check_output, emit
     from agentbisect.render.console import stdout_is_terminal
-    from agentbisect.select import select_events, step_graph
 
     if as_json and table:
         raise UsageError("--json and --table exclude each other")

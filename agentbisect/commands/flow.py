@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agentbisect.errors import AgentbisectError
+from agentbisect.core.errors import AgentbisectError
 from agentbisect.render import notes
 from agentbisect.render.console import flush_stdout, silence_stdout
 

@@ -15,7 +15,7 @@ from agentbisect.commands.spec import (
     Opt,
     format_opt,
 )
-from agentbisect.errors import GateTripped, UsageError
+from agentbisect.core.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
 
 if TYPE_CHECKING:

@@ -9,14 +9,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentbisect.errors import UsageError
+from agentbisect.core.errors import UsageError
 
 
 def check_output(output: str | None, force: bool, inputs: Sequence[str]) -> None:
     """Refuse a bad ``-o`` before any work is done (reruns can take minutes)."""
     if output is None:
         return
-    from agentbisect.files import check_target
+    from agentbisect.core.files import check_target
 
     for path in inputs:
         if path != "-" and _same_file(path, output):
@@ -42,7 +42,7 @@ def emit(name: str, result: object, output: str | None, force: bool) -> None:
             raise UsageError("--format html writes a page: give -o FILE (or redirect stdout)")
         renderer.render(result)
         return
-    from agentbisect.files import write_atomic
+    from agentbisect.core.files import write_atomic
 
     buf = io.BytesIO()
     text = io.TextIOWrapper(buf, encoding="utf-8", newline="", write_through=True)

@@ -23,8 +23,8 @@ class Detail(StrEnum):
     lean = "lean"
 
 
-# The value of agentbisect.record.DEFAULT_MAX_EVENTS, copied because the option tables need it
-# before any work and importing agentbisect.record for it would load the recorder every time.
+# The value of agentbisect.model.record.DEFAULT_MAX_EVENTS, copied because the option tables need it
+# before any work and importing agentbisect.model.record for it would load the recorder every time.
 DEFAULT_MAX_EVENTS = 10_000
 
 SPEC = CommandSpec(
@@ -59,8 +59,8 @@ def run(
     trace_id: str | None,
     logs: list[str] | None,
 ) -> None:
+    from agentbisect.analyses.record import record_file
     from agentbisect.commands.common import import_options, pick_json_format
-    from agentbisect.convert import record_file
     from agentbisect.render import get_renderer
 
     name = pick_json_format(fmt, as_json)

@@ -18,7 +18,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import msgspec
 
-from agentbisect.errors import InputError, UsageError
+from agentbisect.core.errors import InputError, UsageError
 from agentbisect.genui.columns import Columns, ColumnsBuilder, RowOutOfRange
 from agentbisect.genui.load import field_and_problem
 from agentbisect.schema.genui import REQUIRED_ROW_FIELDS, ROW_FIELDS, GenuiCallRowTuple

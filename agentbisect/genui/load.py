@@ -14,9 +14,9 @@ import re
 
 import msgspec
 
-from agentbisect.errors import InputError, UsageError
+from agentbisect.core.errors import InputError, UsageError
+from agentbisect.core.inputbytes import GZIP_MAGIC, check_start, input_cap, read_input
 from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder, RowOutOfRange
-from agentbisect.inputbytes import GZIP_MAGIC, check_start, input_cap, read_input
 from agentbisect.schema.genui import GenuiCallRow
 
 _ROW = msgspec.json.Decoder(GenuiCallRow)

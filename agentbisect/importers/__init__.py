@@ -9,12 +9,16 @@ line here. Importers are imported only when sniffed, so a heavy one costs nothin
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import Any, cast
 
-from agentbisect.errors import InputError, UsageError
+from agentbisect.core.deep import run_deep
+from agentbisect.core.errors import InputError, UsageError
+from agentbisect.core.inputbytes import read_input
 from agentbisect.importers.base import Conversion, Importer, ImportOptions, InputBuffer
-from agentbisect.load import Loaded
+from agentbisect.model.loaded import Loaded
+from agentbisect.model.run import Run
 
 __all__ = [
     "IMPORTERS",
@@ -26,12 +30,15 @@ __all__ = [
     "convert_with",
     "import_bytes",
     "importer_for",
+    "load",
+    "load_bytes",
+    "open_run",
     "shape_label",
 ]
 
 IMPORTERS: list[str] = [
     "agentbisect.importers.capture",
-    "agentbisect.importers.otel",  # OTLP/JSON (+ JSON Lines), SDK span JSON, span dumps
+    "agentbisect.importers.opentelemetry",  # OTLP/JSON (+ JSON Lines), SDK span JSON, span dumps
     "agentbisect.importers.transcript",  # chat transcripts and multi-agent histories
     "agentbisect.importers.recording",  # the fallback: any JSON object or array; keep it last
 ]
@@ -100,6 +107,7 @@ def import_bytes(
         if imp is None or imp is cast(Importer, recording):
             # Not JSON-ish at all still goes to the recording importer, which names the error.
             loaded = recording.load(name, buf.data, compressed)
+            loaded.shape_name = shape_label(loaded.shape)
             require_content(loaded)
             return loaded
     conv = convert_with(imp, name, buf, options)
@@ -111,6 +119,7 @@ def import_bytes(
     else:
         loaded = recording.load(name, conv.data, compressed)
     loaded.shape = imp.NAME
+    loaded.shape_name = imp.LABEL
     loaded.size = size
     loaded.warnings[:0] = conv.notes
     require_content(loaded)
@@ -149,3 +158,44 @@ def shape_label(shape: str) -> str:
         if shape == imp.NAME:
             return imp.LABEL
     return shape
+
+
+def load(path: str, options: ImportOptions | None = None) -> Loaded:
+    """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable.
+
+    ``options`` (``--trace-id``, ``--logs``) are for the formats that take them (traces)."""
+    name, data, compressed = read_input(path)
+    # Only the buffer holds the bytes from here on, so an importer that reads them into its own
+    # model (traces) can free them before it builds the recording.
+    buf = InputBuffer(data)
+    del data
+    return load_bytes(buf, name, compressed=compressed, options=options)
+
+
+def load_bytes(
+    data: bytes | InputBuffer,
+    name: str = "<bytes>",
+    *,
+    compressed: bool = False,
+    options: ImportOptions | None = None,
+) -> Loaded:
+    """Decode in-memory input (already decompressed) of any registered format (``data`` may be
+    an ``importers.base.InputBuffer`` the importer is allowed to release once read)."""
+    # Sniffing, converting and decoding all on the deep-stack thread: every importer reads
+    # user-supplied JSON, which may nest as deep as MAX_DEPTH. The cycle collector waits until
+    # the load is done: an importer builds a whole recording (millions of containers for a long
+    # trace) that is freed by reference counting once encoded, and collections in between walked
+    # it again and again; afterwards one pass sees only what the load kept.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return run_deep(import_bytes, name, data, compressed, options)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def open_run(path: str, options: ImportOptions | None = None) -> Run:
+    """Load ``path`` (or ``-``) and wrap it as a ``Run``; ``options`` for traces (--trace-id,
+    --logs)."""
+    return Run(load(path, options))

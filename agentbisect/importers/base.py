@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import msgspec
 from msgspec import Struct, field
 
-from agentbisect.honesty import HonestyFlag
+from agentbisect.core.honesty import HonestyFlag
 from agentbisect.importers import parts
 
 # ``parts`` is imported above although only a conversion uses it: imported lazily, mid-conversion,
@@ -15,7 +15,7 @@ from agentbisect.importers import parts
 # order), against ~0.1 ms per start.
 
 if TYPE_CHECKING:
-    from agentbisect.record import RunRecording
+    from agentbisect.model.record import RunRecording
 
 Detail = Literal["full", "lean"]
 DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap

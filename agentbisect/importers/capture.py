@@ -15,8 +15,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from agentbisect.errors import InputError
-from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.core.errors import InputError
+from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, recorded
 
@@ -86,8 +86,8 @@ def convert(
 ) -> Conversion:
     """Replay a JSON Lines capture through the recorder (format: see ``afp record --help``)."""
     # Every input is sniffed here first; only a capture pays for the recorder (~1.5 ms).
-    from agentbisect.boundary.recorder import BoundaryRecorder
-    from agentbisect.record import RunRecording
+    from agentbisect.model.boundary.recorder import BoundaryRecorder
+    from agentbisect.model.record import RunRecording
 
     lines: list[tuple[int, dict[str, Any]]] = []
     for n, raw in enumerate(data.splitlines(), start=1):

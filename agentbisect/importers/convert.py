@@ -3,7 +3,7 @@ honesty flags that say what the source could not provide."""
 
 from __future__ import annotations
 
-from agentbisect.honesty import flag
+from agentbisect.core.honesty import flag
 from agentbisect.importers.base import Conversion, recorded
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
 

@@ -28,7 +28,7 @@ from msgspec import Raw
 from agentbisect.schema.recording import ENVELOPE_FORMAT
 
 if TYPE_CHECKING:
-    from agentbisect.load import Loaded
+    from agentbisect.model.loaded import Loaded
 
 _ENCODER = msgspec.json.Encoder()
 MIN_PART = 1 << 16  # shorter values stay in the skeleton: not worth a part

@@ -14,18 +14,12 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Raw
 
-from agentbisect.errors import InputError
-from agentbisect.honesty import HonestyFlag, flag
+from agentbisect.core.deep import MAX_DEPTH, run_deep
+from agentbisect.core.errors import InputError
+from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
-from agentbisect.load import (
-    MAX_DEPTH,
-    Loaded,
-    _decode,
-    _decode_error,
-    raw_kind,
-    run_deep,
-)
+from agentbisect.model.loaded import Loaded, _decode, _decode_error, raw_kind
 from agentbisect.schema.recording import (
     BOUNDARY_ROW_NAME,
     ENVELOPE_FORMAT,
@@ -278,7 +272,7 @@ def _num(value: object) -> bool:
 
 def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
     """Summarise embeddings inside one JSON value, keeping the bytes when nothing changes."""
-    from agentbisect.boundary.embeddings import EMBEDDING_MARKER, summarize_embeddings
+    from agentbisect.model.boundary.embeddings import EMBEDDING_MARKER, summarize_embeddings
 
     if keep or EMBEDDING_MARKER not in bytes(raw):
         return raw
@@ -313,10 +307,10 @@ def _reproject(
 ) -> Conversion:
     # Only `afp record` re-projects: the other commands read recordings without importing the
     # recorder, envelope writer and file writer (7 modules and gzip, ~1.5 ms of every start).
-    from agentbisect.boundary.lean import lean_raw
-    from agentbisect.boundary.recorder import FULL_DESCRIPTION, LEAN_DESCRIPTION
-    from agentbisect.envelope import build_envelope, stream_complete, typed_run_ids
-    from agentbisect.record import normalize_cap
+    from agentbisect.model.boundary.lean import lean_raw
+    from agentbisect.model.boundary.recorder import FULL_DESCRIPTION, LEAN_DESCRIPTION
+    from agentbisect.model.envelope import build_envelope, stream_complete, typed_run_ids
+    from agentbisect.model.record import normalize_cap
 
     notes: list[HonestyFlag] = []
     shape = loaded.shape
@@ -518,7 +512,7 @@ def _reproject(
             dropped_total = None
     return Conversion(
         data=_ENCODER.encode(doc),
-        shape_in=loaded.shape_name,
+        shape_in=SHAPES[loaded.shape],
         shape_out=shape_out,
         detail=out_mode,
         typed_in=typed_in,

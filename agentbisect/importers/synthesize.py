@@ -29,9 +29,9 @@ from typing import Any
 
 import msgspec
 
-from agentbisect.boundary.recorder import Mode
-from agentbisect.encoded import JsonArray, JsonObject
-from agentbisect.importers.conventions import (
+from agentbisect.core.encoded import JsonArray, JsonObject
+from agentbisect.core.js import ABSENT
+from agentbisect.importers.opentelemetry.conventions import (
     EVENT_TIME,
     Boundary,
     LLMCall,
@@ -43,10 +43,15 @@ from agentbisect.importers.conventions import (
     read_llm_content,
     read_span,
 )
-from agentbisect.importers.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN, Span
+from agentbisect.importers.opentelemetry.spans import (
+    END_UNKNOWN,
+    ENDS_BEFORE_START,
+    START_UNKNOWN,
+    Span,
+)
 from agentbisect.importers.texts import CAPTURE_HINT, MIN_DOC_CHARS, clean, split_paragraphs
-from agentbisect.js import ABSENT
-from agentbisect.record import DEFAULT_MAX_EVENTS, RunRecording
+from agentbisect.model.boundary.recorder import Mode
+from agentbisect.model.record import DEFAULT_MAX_EVENTS, RunRecording
 from agentbisect.schema.recording import (
     T_CONTEXT_INJECTED,
     T_LLM_END,

@@ -14,7 +14,7 @@ from msgspec import UNSET
 
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
-from agentbisect.importers.trace_sniff import SNIFF_BYTES
+from agentbisect.importers.opentelemetry.detect import SNIFF_BYTES
 
 NAME = "transcript"
 LABEL = "chat transcript"

@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentbisect.boundary.recorder import Mode
-from agentbisect.errors import InputError
+from agentbisect.core.errors import InputError
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS
-from agentbisect.importers.conventions import (
+from agentbisect.importers.opentelemetry.conventions import (
     Boundary,
     LLMCall,
     Message,
@@ -24,8 +23,9 @@ from agentbisect.importers.conventions import (
     ToolCall,
     message_from,
 )
-from agentbisect.importers.spans import Span
+from agentbisect.importers.opentelemetry.spans import Span
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
+from agentbisect.model.boundary.recorder import Mode
 
 _ROLES = {"system", "developer", "user", "assistant", "tool", "function"}
 

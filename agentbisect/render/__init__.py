@@ -1,6 +1,6 @@
 """Renderers: one module per output format, each behind the same small ``Renderer`` interface.
 
-A renderer reads a result (``agentbisect.results``, ``agentbisect.bisect.result``) and writes it;
+A renderer reads a result (``agentbisect.results``, ``agentbisect.results.bisect``) and writes it;
 it computes nothing. ``get_renderer(name)`` imports the module of that name lazily, so that JSON
 output never loads rich. Adding a format (say ``html``) is one module here with a
 ``render(result)`` function, one line in ``RENDERERS``, and one member in the commands' format
@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Protocol, TypeGuard, cast
 
 if TYPE_CHECKING:
-    from agentbisect.bisect.result import BisectResult
+    from agentbisect.results.bisect import BisectResult
 
 __all__ = ["RENDERERS", "Renderer", "get_renderer"]
 
@@ -42,7 +42,7 @@ def get_renderer(name: str) -> Renderer:
 def is_bisect_result(result: object) -> TypeGuard[BisectResult]:
     """Whether ``result`` is a ``BisectResult``, asked without importing the localizer (~13 ms):
     only a bisect makes one, and then its module is loaded."""
-    module = sys.modules.get("agentbisect.bisect.result")
+    module = sys.modules.get("agentbisect.results.bisect")
     return module is not None and isinstance(result, module.BisectResult)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agentbisect.honesty import HonestyFlag
+from agentbisect.core.honesty import HonestyFlag
 from agentbisect.render.notes import note
 from agentbisect.render.safetext import safe
 

@@ -38,7 +38,7 @@ def render(result: object) -> None:
     elif isinstance(result, AggregateResult | RecordSummary):
         write_json(result.to_json())
     elif is_bisect_result(result):
-        from agentbisect.bisect.report import report_json
+        from agentbisect.results.report import report_json
 
         notes(result.warnings)
         write_bytes((report_json(result.report, indent=2) + "\n").encode("utf-8", "surrogatepass"))

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import (
+from agentbisect.core.js import js_number, to_fixed
+from agentbisect.render import Unsupported
+from agentbisect.render.console import write_text
+from agentbisect.render.safetext import clean
+from agentbisect.results.bisect import BisectResult, SuspectView
+from agentbisect.results.report import (
     AblationRunStats,
     Attribution,
     ContextBugReport,
@@ -21,11 +26,6 @@ from agentbisect.bisect.report import (
     SuspectEvidence,
     weights_note,
 )
-from agentbisect.bisect.result import BisectResult, SuspectView
-from agentbisect.js import js_number, to_fixed
-from agentbisect.render import Unsupported
-from agentbisect.render.console import write_text
-from agentbisect.render.safetext import clean
 
 __all__ = [
     "attribution_lines",

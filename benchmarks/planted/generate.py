@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 from scenarios import Scenario, Source  # noqa: E402
 from splits import EVERY  # noqa: E402
 
-from agentbisect.record import record_run  # noqa: E402
+from agentbisect.model.record import record_run  # noqa: E402
 
 CASES = HERE / "cases"
 INJECTION_SLOT = {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentbisect.bisect.result import BisectResult
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes
 from agentbisect.render.html.bisect import (
@@ -31,6 +30,7 @@ from agentbisect.render.html.run import (
 )
 from agentbisect.render.table import notes
 from agentbisect.results import AggregateResult, GenuiResult, RunOverview
+from agentbisect.results.bisect import BisectResult
 from agentbisect.schema.genui import GenuiStats
 
 _FOOT = (

@@ -12,17 +12,17 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from agentbisect.bisect.report import (
+from agentbisect.render.html.page import esc, table, th
+from agentbisect.render.html.paths import path_svg
+from agentbisect.render.text import cost_line, f3, fit_text, search_lines, signed, stats_text
+from agentbisect.results.bisect import BisectResult, SuspectView
+from agentbisect.results.report import (
     ContextBugReport,
     EdgePathStep,
     Suspect,
     SuspectEvidence,
     weights_note,
 )
-from agentbisect.bisect.result import BisectResult, SuspectView
-from agentbisect.render.html.page import esc, table, th
-from agentbisect.render.html.paths import path_svg
-from agentbisect.render.text import cost_line, f3, fit_text, search_lines, signed, stats_text
 
 # The terminal's rounding (JavaScript toFixed: ties half-up, NaN as NaN), so a number reads the
 # same on the page as in the table and the text report.

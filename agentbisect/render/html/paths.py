@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from agentbisect.bisect.report import Suspect
-from agentbisect.js import to_fixed
+from agentbisect.core.js import to_fixed
 from agentbisect.render.html.page import esc
+from agentbisect.results.report import Suspect
 
 BOX_W = 380
 BOX_H = 40

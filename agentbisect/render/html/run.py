@@ -8,7 +8,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from agentbisect.boundary.rollup import BoundaryAggregate
+from agentbisect.model.boundary.rollup import BoundaryAggregate
 from agentbisect.render.html.page import esc, ms, num, table, th
 from agentbisect.render.html.timeline import timeline_svg
 from agentbisect.results import RunOverview

@@ -7,7 +7,7 @@ go into a second SVG inside a collapsed <details> on the same x scale.
 
 from __future__ import annotations
 
-from agentbisect.boundary.timeline import Mark, Timeline
+from agentbisect.model.boundary.timeline import Mark, Timeline
 from agentbisect.render.html.page import esc, ms
 
 WIDTH = 1200

@@ -8,10 +8,10 @@ from msgspec import UNSET
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.boundary.calls import LlmCallRow
-from agentbisect.boundary.index import CompositionLabel, Range, SubflowLabel
-from agentbisect.boundary.rollup import BoundaryAggregate
-from agentbisect.boundary.strip import Stop
+from agentbisect.model.boundary.calls import LlmCallRow
+from agentbisect.model.boundary.index import CompositionLabel, Range, SubflowLabel
+from agentbisect.model.boundary.rollup import BoundaryAggregate
+from agentbisect.model.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
 from agentbisect.render.fit import Col, fitted_table, left_out_note
 from agentbisect.render.flags import print_flags

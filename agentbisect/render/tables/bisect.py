@@ -11,9 +11,7 @@ from rich.panel import Panel
 from rich.text import Text
 from rich.tree import Tree
 
-from agentbisect.bisect.report import Attribution, EvidenceSignals, weights_note
-from agentbisect.bisect.result import BisectResult
-from agentbisect.js import to_fixed
+from agentbisect.core.js import to_fixed
 from agentbisect.render.console import stdout_console
 from agentbisect.render.fit import Col, fitted_table, left_out_note
 from agentbisect.render.flags import flag_text
@@ -26,6 +24,8 @@ from agentbisect.render.text import (
     signed,
     stats_text,
 )
+from agentbisect.results.bisect import BisectResult
+from agentbisect.results.report import Attribution, EvidenceSignals, weights_note
 
 # Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
 MAX_HOPS = 5

@@ -1,0 +1,1 @@
+"""The analyses of a run behind ``afp events``, ``aggregate`` and ``record``: each returns a result."""

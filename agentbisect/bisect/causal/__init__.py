@@ -1,0 +1,1 @@
+"""Causal verdicts: reruns of the user's command, probes and statistics, surrogate attribution."""

@@ -1,0 +1,1 @@
+"""Text embedders (mock, wordllama, a user's command), their choice, batching and on-disk cache."""

@@ -1,0 +1,58 @@
+"""Decoding JSON that nests deeper than Python's default stack allows, without crashing.
+
+msgspec recurses (even to skip a value), and real long runs nest their execution tree thousands
+of levels deep: ``run_deep`` runs a decode on a thread with a large stack and a raised recursion
+limit, and hands back its value or its exception.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+# Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
+# Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
+MAX_DEPTH = 100_000
+# What the main thread may recurse to: msgspec uses ~300 bytes of C stack per level and crashed
+# between 20,000 and 30,000 levels on an 8 MB stack. Recording parts decoded on the main thread
+# (payloads, commit values) may nest this deep; deeper is a RecursionError, never a segfault.
+MAIN_THREAD_DEPTH = 10_000
+_STACK_BYTES = 512 * 1024 * 1024
+
+T = TypeVar("T")
+
+
+def run_deep(fn: Callable[..., T], *args: Any) -> T:
+    """Call ``fn(*args)`` where deeply nested JSON can be decoded, re-raising what it raises."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed back to the caller's thread
+            box["error"] = exc
+
+    # The raised limit is only safe on the big-stack thread: once that thread is done it comes
+    # down to MAIN_THREAD_DEPTH, or the next decode on the main thread's 8 MB stack could recurse
+    # into a segfault (a 50,000-deep option file did).
+    limit = sys.getrecursionlimit()
+    if limit < MAX_DEPTH:
+        sys.setrecursionlimit(MAX_DEPTH)
+    old = threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        worker = threading.Thread(target=target, name="afp-decode", daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    try:
+        while worker.is_alive():
+            worker.join(0.25)  # short waits keep Ctrl-C responsive
+    finally:
+        if not worker.is_alive() and sys.getrecursionlimit() == MAX_DEPTH > limit:
+            sys.setrecursionlimit(max(limit, MAIN_THREAD_DEPTH))
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -1,0 +1,713 @@
+"""What a span means: the GenAI semantic conventions (current and older forms) and OpenInference,
+read into LLM calls, tool calls, retrievals and agent/chain spans.
+
+Where the content lives differs by convention and version, and this module is the one place that
+knows all of them:
+
+- current GenAI: ``gen_ai.input.messages`` / ``gen_ai.output.messages`` / ``gen_ai.system_instructions``
+  (JSON strings on spans, structured values on the ``gen_ai.client.inference.operation.details``
+  event or log record), messages in the "parts" form;
+- older GenAI: one event or log record per message (``gen_ai.user.message``, ``gen_ai.choice`` …)
+  with OpenAI-style bodies, ``gen_ai.content.prompt``/``completion`` events, and the indexed
+  ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` attributes;
+- OpenInference: ``openinference.span.kind`` and ``llm.input_messages.N.message.*`` etc.
+
+Everything becomes ``Message`` lists of ``Part``s, so the synthesis of a recording never looks at a
+convention again. Problems (unparsable JSON inside an attribute) are reported, never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from agentbisect.importers.opentelemetry.spans import MAX_NS, Span
+from agentbisect.importers.texts import REDACTED, as_text, text_of
+
+LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
+AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+OI_KINDS = {
+    "LLM": "llm",
+    "TOOL": "tool",
+    "RETRIEVER": "retrieval",
+    "AGENT": "agent",
+    "CHAIN": "chain",
+    "EMBEDDING": "embedding",
+    "RERANKER": "other",
+    "GUARDRAIL": "other",
+    "EVALUATOR": "other",
+}
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+@dataclass(slots=True)
+class Part:
+    kind: str  # text | tool_call | tool_result
+    text: str = ""
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass(slots=True)
+class Message:
+    role: str
+    parts: list[Part] = field(default_factory=list)
+    name: str = ""
+
+    def text(self) -> str:
+        """Everything a reader of this message sees, as one string (used for matching)."""
+        out = []
+        for p in self.parts:
+            if p.kind == "tool_call":
+                out.append(f"{p.name}({p.arguments})")
+            else:
+                out.append(p.text)
+        return "\n".join(out)
+
+    def tool_call_ids(self) -> list[str]:
+        return [p.id for p in self.parts if p.kind == "tool_call" and p.id]
+
+
+@dataclass(slots=True)
+class LLMCall:
+    model: str = ""
+    provider: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    system: list[str] = field(default_factory=list)  # gen_ai.system_instructions parts
+    inputs: list[Message] = field(default_factory=list)
+    outputs: list[Message] = field(default_factory=list)
+    finish_reason: str = ""
+    content_source: str = ""  # where the content came from; "" when none was captured
+    content_read: bool = False  # read_llm_content has run (transcripts build calls read)
+
+    @property
+    def captured(self) -> bool:
+        return bool(self.content_source)
+
+
+@dataclass(slots=True)
+class ToolCall:
+    name: str = ""
+    call_id: str = ""
+    arguments: str = ""
+    result: str | None = None
+
+
+@dataclass(slots=True)
+class Document:
+    id: str
+    content: str | None
+    score: float | None
+
+
+@dataclass(slots=True)
+class Retrieval:
+    query: str = ""
+    documents: list[Document] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Boundary:
+    kind: str  # Agent | Chain
+    name: str
+    input: str | None = None
+    output: str | None = None
+
+
+Operation = LLMCall | ToolCall | Retrieval | Boundary | None
+
+
+@dataclass(slots=True)
+class Reading:
+    """A span read through the conventions: its operation and what could not be read."""
+
+    op: Operation
+    role: str  # llm | tool | retrieval | agent | chain | embedding | other
+    convention: str  # genai | openinference | none
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- value helpers
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+# OpenInference's OPENINFERENCE_HIDE_* settings leave this marker where the value was.
+
+
+def _shown(value: Any) -> Any:
+    """``None`` for a hidden (redacted) value, else the value."""
+    return None if value == REDACTED else value
+
+
+class BadContent(Exception):
+    pass
+
+
+def _json_value(value: Any) -> Any:
+    """A JSON attribute that may be stored as a string or already structured."""
+    if isinstance(value, str):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError as exc:
+            raise BadContent(f"not valid JSON ({exc})") from None
+    return value
+
+
+def indexed(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """Collect ``prefix.N.rest`` attributes into one dict of ``rest`` keys per N, in N order.
+
+    Gaps in N are kept out (a list of the present indices in order); keys whose N is not a
+    decimal number are ignored.
+    """
+    dot = prefix + "."
+    groups: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if not key.startswith(dot):
+            continue
+        rest = key[len(dot) :]
+        num, sep, tail = rest.partition(".")
+        if not sep or not num.isdigit() or not tail:
+            continue
+        groups.setdefault(int(num), {})[tail] = value
+    return [groups[i] for i in sorted(groups)]
+
+
+# --------------------------------------------------------------------------- messages
+
+
+def _tool_call_part(obj: dict[str, Any]) -> Part:
+    fn = obj.get("function")
+    if isinstance(fn, dict):
+        name, args = fn.get("name"), fn.get("arguments")
+    else:
+        name, args = obj.get("name"), obj.get("arguments")
+    return Part("tool_call", id=text_of(obj.get("id")), name=text_of(name), arguments=as_text(args))
+
+
+def message_from(obj: Any, role: str = "") -> Message:
+    """One message in any of the forms the conventions use (parts form, OpenAI form, event body)."""
+    if not isinstance(obj, dict):
+        return Message(role or "user", [Part("text", as_text(obj))])
+    if isinstance(obj.get("message"), dict):  # gen_ai.choice body
+        inner = dict(obj["message"])
+        inner.setdefault("role", role or "assistant")
+        return message_from(inner, role or "assistant")
+    role = text_of(obj.get("role")) or role or "user"
+    msg = Message(role, name=text_of(obj.get("name")))
+    parts = obj.get("parts")
+    if isinstance(parts, list):
+        for p in parts:
+            if not isinstance(p, dict):
+                msg.parts.append(Part("text", as_text(p)))
+                continue
+            kind = p.get("type")
+            if kind == "tool_call":
+                msg.parts.append(_tool_call_part(p))
+            elif kind == "tool_call_response":
+                resp = p.get("response", p.get("result"))
+                msg.parts.append(Part("tool_result", as_text(resp), id=text_of(p.get("id"))))
+            else:
+                msg.parts.append(Part("text", text_of(p.get("content", p.get("text", "")))))
+        return msg
+    content = obj.get("content")
+    call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
+    if isinstance(content, list):
+        text = "\n".join(
+            text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else as_text(c)
+            for c in content
+        )
+    else:
+        text = as_text(content)
+    if role == "tool":
+        msg.parts.append(Part("tool_result", text, id=call_id))
+    elif text or content is not None:
+        msg.parts.append(Part("text", text))
+    calls = obj.get("tool_calls")
+    if isinstance(calls, list):
+        msg.parts.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
+    return msg
+
+
+class _FastPart(msgspec.Struct):
+    type: Any = None
+    content: Any = msgspec.UNSET
+    text: Any = msgspec.UNSET
+    id: Any = None
+    name: Any = None
+    arguments: Any = None
+    function: Any = None
+    response: Any = msgspec.UNSET
+    result: Any = None
+
+
+class _FastMessage(msgspec.Struct):
+    role: Any = None
+    name: Any = None
+    parts: list[_FastPart] | msgspec.UnsetType = msgspec.UNSET
+    message: Any = None
+
+
+# The current GenAI form (a JSON string holding an array of messages in the "parts" form), typed:
+# msgspec fills these in C, and ``message_from``'s key lookups become attribute reads. Anything
+# else (the OpenAI form, choice bodies, odd types) is read by the generic path.
+_FAST_MESSAGES = msgspec.json.Decoder(list[_FastMessage])
+
+
+class _Slow(Exception):
+    pass
+
+
+def _fast_message(m: _FastMessage) -> Message:
+    """``message_from`` for a parts-form message (the same values, read from a typed struct)."""
+    if m.parts is msgspec.UNSET or isinstance(m.message, dict):
+        raise _Slow
+    msg = Message(text_of(m.role) or "user", name=text_of(m.name))
+    append = msg.parts.append
+    for p in m.parts:
+        kind = p.type
+        if kind == "tool_call":
+            fn = p.function
+            if isinstance(fn, dict):
+                name, args = fn.get("name"), fn.get("arguments")
+            else:
+                name, args = p.name, p.arguments
+            append(Part("tool_call", id=text_of(p.id), name=text_of(name), arguments=as_text(args)))
+        elif kind == "tool_call_response":
+            resp = p.result if p.response is msgspec.UNSET else p.response
+            append(Part("tool_result", as_text(resp), id=text_of(p.id)))
+        else:
+            content = p.content
+            if content is msgspec.UNSET:
+                content = "" if p.text is msgspec.UNSET else p.text
+            append(Part("text", text_of(content)))
+    return msg
+
+
+def messages_from(value: Any) -> list[Message]:
+    if isinstance(value, str):
+        try:
+            return [_fast_message(m) for m in _FAST_MESSAGES.decode(value)]
+        except (msgspec.DecodeError, _Slow):
+            pass  # (ValidationError included) not the plain parts form: the generic path
+    value = _json_value(value)
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        value = value["messages"]
+    if not isinstance(value, list):
+        raise BadContent("expected a JSON array of messages")
+    return [message_from(m) for m in value]
+
+
+def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Message]:
+    out = []
+    for g in indexed(attrs, prefix):
+        if oi:
+            g = {k.removeprefix("message."): v for k, v in g.items()}
+        role = text_of(g.get("role")) or "user"
+        msg = Message(role, name=text_of(g.get("name")))
+        content = g.get("content")
+        if content is None:
+            pieces = [
+                text_of(c.get("message_content.text", c.get("text", "")))
+                for c in indexed(g, "contents")
+            ]
+            content = "\n".join(p for p in pieces if p) if pieces else None
+        call_id = text_of(g.get("tool_call_id"))
+        if role == "tool":
+            msg.parts.append(Part("tool_result", text_of(content), id=call_id))
+        elif content is not None:
+            msg.parts.append(Part("text", text_of(content)))
+        for c in indexed(g, "tool_calls"):
+            c = {k.removeprefix("tool_call."): v for k, v in c.items()}
+            msg.parts.append(
+                Part(
+                    "tool_call",
+                    id=text_of(c.get("id")),
+                    name=text_of(c.get("function.name", c.get("name"))),
+                    arguments=as_text(c.get("function.arguments", c.get("arguments"))),
+                )
+            )
+        out.append(msg)
+    return out
+
+
+def _system_parts(value: Any) -> list[str]:
+    value = _json_value(value)
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise BadContent("expected an array of instruction parts")
+    return [
+        text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
+        for p in value
+    ]
+
+
+# --------------------------------------------------------------------------- per operation
+
+
+EVENT_TIME = "malformed-event-time"
+
+
+def _file_order_times(times: list[int], lo: int, hi: int) -> tuple[list[int], int]:
+    """The times with each one outside ``lo..hi`` (missing, unparsable, out of range, or
+    outside its span) replaced by the last good time before it (0 if none), so a stable sort
+    keeps it where it stood in the file; and how many were replaced."""
+    out: list[int] = []
+    bad = last = 0
+    for t in times:
+        if lo <= t <= hi:
+            last = t
+        else:
+            bad += 1
+        out.append(last)
+    return out, bad
+
+
+def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(event name, body, attributes) of the span's events and joined log records, in time order.
+
+    A record whose time is missing, unparsable, out of range or outside the span's own time
+    range keeps its place in the file (it sorts with the record before it) rather than moving
+    to the front as if at time 0 (or wherever its wrong time puts it); the span then gets a
+    ``malformed-event-time`` problem, since the order of its messages is a guess."""
+    # (a span's events and the records of its call are written while it runs, so a time
+    # outside its range is not a time of this call; a span without a range checks none)
+    lo, hi = (1, MAX_NS) if span.bad_time else (span.start_ns, span.end_ns)
+    recs: list[tuple[int, str, Any, dict[str, Any]]] = []
+    times, bad_events = _file_order_times([e.time_ns for e in span.events], lo, hi)
+    for t, e in zip(times, span.events, strict=True):
+        recs.append((t, e.name, None, e.attributes))
+    times, bad_logs = _file_order_times([r.time_ns for r in span.logs], lo, hi)
+    for t, r in zip(times, span.logs, strict=True):
+        name = r.event_name or text_of(r.attributes.get("event.name"))
+        recs.append((t, name, r.body, r.attributes))
+    if bad_events or bad_logs:
+        what = [f"{bad_events} span event(s)"] if bad_events else []
+        what += [f"{bad_logs} log record(s)"] if bad_logs else []
+        reading.problems.append(
+            (EVENT_TIME, f"{span.name!r} ({span.span_id}): {' and '.join(what)}")
+        )
+    recs.sort(key=lambda r: r[0])
+    return [(n, b, a) for _, n, b, a in recs]
+
+
+def _llm(span: Span, reading: Reading) -> LLMCall:
+    a = span.attributes
+    call = LLMCall(
+        model=text_of(
+            a.get("gen_ai.response.model")
+            or a.get("gen_ai.request.model")
+            or a.get("llm.model_name")
+        ),
+        provider=text_of(
+            a.get("gen_ai.provider.name")
+            or a.get("gen_ai.system")
+            or a.get("llm.provider")
+            or a.get("llm.system")
+        ),
+    )
+    for key_in, key_out in (
+        ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"),
+        ("gen_ai.usage.prompt_tokens", "gen_ai.usage.completion_tokens"),
+        ("llm.token_count.prompt", "llm.token_count.completion"),
+    ):
+        for key in (key_in, key_out):
+            if key in a and _int(a[key]) is None:
+                reading.problems.append(
+                    (
+                        "malformed-attribute",
+                        f"span {span.name!r} ({span.span_id}): {key} is not a token count "
+                        f"({a[key]!r}); counted as 0",
+                    )
+                )
+        if call.input_tokens is None:
+            call.input_tokens = _int(a.get(key_in))
+        if call.output_tokens is None:
+            call.output_tokens = _int(a.get(key_out))
+    reasons = a.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, list) and reasons:
+        call.finish_reason = text_of(reasons[0])
+    elif isinstance(reasons, str):
+        call.finish_reason = reasons
+
+    return call
+
+
+_CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+
+
+def read_llm_content(span: Span, reading: Reading) -> None:
+    """Read an LLM span's message content into its ``LLMCall`` (once; on demand, so that a long
+    trace never holds every call's parsed history at the same time). The raw content attributes,
+    events and log records are released afterwards."""
+    call = reading.op
+    if not isinstance(call, LLMCall) or call.content_read:
+        return
+    call.content_read = True
+    a = span.attributes
+
+    def bad(key: str, exc: BadContent) -> None:
+        reading.problems.append(
+            (
+                "malformed-attribute",
+                f"span {span.name!r} ({span.span_id}): {key}: {exc}; content ignored",
+            )
+        )
+
+    def structured(src: dict[str, Any], origin: str) -> None:
+        for key, target in (
+            ("gen_ai.input.messages", "inputs"),
+            ("gen_ai.output.messages", "outputs"),
+        ):
+            if key in src and not getattr(call, target):
+                try:
+                    setattr(call, target, messages_from(src[key]))
+                    call.content_source = call.content_source or origin
+                except BadContent as exc:
+                    bad(key, exc)
+        if "gen_ai.system_instructions" in src and not call.system:
+            try:
+                call.system = _system_parts(src["gen_ai.system_instructions"])
+                call.content_source = call.content_source or origin
+            except BadContent as exc:
+                bad("gen_ai.system_instructions", exc)
+
+    structured(a, "span attributes")
+    records = _content_records(span, reading)
+    per_message_in: list[Message] = []
+    per_message_out: list[Message] = []
+    for name, body, attrs in records:
+        if name == DETAILS_EVENT:
+            structured(attrs, "operation-details event")
+            if isinstance(body, dict):
+                structured(body, "operation-details event")
+        elif name in _MESSAGE_EVENTS:
+            src = body if body is not None else attrs
+            per_message_in.append(message_from(_body(src), _MESSAGE_EVENTS[name]))
+        elif name == "gen_ai.choice":
+            src = body if body is not None else attrs
+            per_message_out.append(message_from(_body(src), "assistant"))
+        elif name in ("gen_ai.content.prompt", "gen_ai.content.completion"):
+            key = "gen_ai.prompt" if name.endswith("prompt") else "gen_ai.completion"
+            if key in attrs:
+                try:
+                    msgs = messages_from(attrs[key])
+                except BadContent as exc:
+                    bad(key, exc)
+                    continue
+                (per_message_in if key == "gen_ai.prompt" else per_message_out).extend(msgs)
+    if not call.inputs and per_message_in:
+        call.inputs = per_message_in
+        call.content_source = call.content_source or "per-message events"
+    if not call.outputs and per_message_out:
+        call.outputs = per_message_out
+        call.content_source = call.content_source or "per-message events"
+    if not call.inputs:
+        call.inputs = _indexed_messages(a, "gen_ai.prompt", oi=False) or _indexed_messages(
+            a, "llm.input_messages", oi=True
+        )
+        if call.inputs:
+            call.content_source = call.content_source or "indexed attributes"
+    if not call.outputs:
+        call.outputs = _indexed_messages(a, "gen_ai.completion", oi=False) or _indexed_messages(
+            a, "llm.output_messages", oi=True
+        )
+        if call.outputs:
+            call.content_source = call.content_source or "indexed attributes"
+        for m in call.outputs:
+            if m.role == "user":  # indexed completions often omit the role
+                m.role = "assistant"
+    if not call.finish_reason:
+        for g in indexed(a, "gen_ai.completion"):
+            if g.get("finish_reason"):
+                call.finish_reason = text_of(g["finish_reason"])
+                break
+    for key in _CONTENT_KEYS:
+        a.pop(key, None)
+    span.events = []
+    span.logs = []
+
+
+def _body(src: Any) -> Any:
+    """An event body or attribute set; content may be nested as a JSON string."""
+    if isinstance(src, dict):
+        out = {
+            k: v for k, v in src.items() if not k.startswith("gen_ai.system") and k != "event.name"
+        }
+        for key in ("message", "tool_calls"):
+            if isinstance(out.get(key), str):
+                with contextlib.suppress(ValueError):
+                    out[key] = json.loads(out[key])
+        return out
+    return src
+
+
+def _tool(span: Span) -> ToolCall:
+    a = span.attributes
+    name = text_of(a.get("gen_ai.tool.name") or a.get("tool.name"))
+    if not name:
+        name = span.name.removeprefix("execute_tool").strip() or span.name
+    call = ToolCall(
+        name=name,
+        call_id=text_of(
+            a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
+        ),
+        arguments=as_text(
+            _shown(
+                a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value")))
+            )
+        ),
+    )
+    result = _shown(a.get("gen_ai.tool.call.result", a.get("output.value")))
+    if result is not None:
+        text = as_text(result)
+        parsed: Any = None
+        if isinstance(result, str) and result[:1] == "{":
+            try:
+                parsed = json.loads(result)
+            except ValueError:
+                parsed = None
+        if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
+            kwargs = parsed.get("kwargs")
+            inner: dict[str, Any] = kwargs if isinstance(kwargs, dict) else parsed
+            if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
+                call.call_id = call.call_id or inner["tool_call_id"]
+                text = as_text(inner["content"])
+        call.result = text
+    return call
+
+
+def _metadata(value: Any) -> dict[str, Any]:
+    """A document's metadata (a JSON string in OpenInference); {} when absent or unreadable."""
+    if isinstance(value, str):
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _retrieval(span: Span, reading: Reading) -> Retrieval:
+    a = span.attributes
+    r = Retrieval(query=text_of(a.get("gen_ai.retrieval.query.text") or a.get("input.value")))
+    for i, g in enumerate(indexed(a, "retrieval.documents")):
+        g = {k.removeprefix("document."): v for k, v in g.items()}
+        score = g.get("score")
+        meta = _metadata(g.get("metadata"))
+        if score is None:
+            score = meta.get("score")
+        doc_id = text_of(g.get("id")) or next(
+            (
+                text_of(meta[k])
+                for k in ("id", "doc_id", "document_id", "source")
+                if isinstance(meta.get(k), str | int)
+            ),
+            "",
+        )
+        r.documents.append(
+            Document(
+                id=doc_id or f"{span.span_id}.doc{i}",
+                content=g["content"] if isinstance(g.get("content"), str) else None,
+                score=float(score)
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else None,
+            )
+        )
+    if not r.documents and "gen_ai.retrieval.documents" in a:
+        try:
+            docs = _json_value(a["gen_ai.retrieval.documents"])
+        except BadContent as exc:
+            reading.problems.append(
+                (
+                    "malformed-attribute",
+                    f"span {span.name!r} ({span.span_id}): gen_ai.retrieval.documents: {exc}",
+                )
+            )
+            docs = []
+        for i, d in enumerate(docs if isinstance(docs, list) else []):
+            if not isinstance(d, dict):
+                continue
+            score = d.get("score")
+            content = d.get("content", d.get("text"))
+            r.documents.append(
+                Document(
+                    id=text_of(d.get("id")) or f"{span.span_id}.doc{i}",
+                    content=content if isinstance(content, str) else None,
+                    score=float(score)
+                    if isinstance(score, int | float) and not isinstance(score, bool)
+                    else None,
+                )
+            )
+    return r
+
+
+def read_span(span: Span) -> Reading:
+    """Which operation a span is, under which convention, with its content."""
+    a = span.attributes
+    oi = a.get("openinference.span.kind")
+    op_name = a.get("gen_ai.operation.name")
+    if isinstance(oi, str) and oi.upper() in OI_KINDS:
+        role, convention = OI_KINDS[oi.upper()], "openinference"
+    elif isinstance(op_name, str):
+        convention = "genai"
+        if op_name in LLM_OPERATIONS:
+            role = "llm"
+        elif op_name == "execute_tool":
+            role = "tool"
+        elif op_name in AGENT_OPERATIONS:
+            role = "agent"
+        elif op_name in ("retrieval", "retrieve"):
+            role = "retrieval"
+        elif op_name == "embeddings":
+            role = "embedding"
+        else:
+            role = "other"
+    elif "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
+        role, convention = "llm", "genai"
+    elif "gen_ai.tool.name" in a:
+        role, convention = "tool", "genai"
+    else:
+        role, convention = "other", "none"
+    reading = Reading(None, role, convention)
+    if role == "llm":
+        reading.op = _llm(span, reading)
+    elif role == "tool":
+        reading.op = _tool(span)
+    elif role == "retrieval":
+        reading.op = _retrieval(span, reading)
+    elif role in ("agent", "chain"):
+        name = text_of(a.get("gen_ai.agent.name")) or span.name
+        if role == "agent" and name.startswith("invoke_agent "):
+            name = name.removeprefix("invoke_agent ")
+        reading.op = Boundary(
+            "Agent" if role == "agent" else "Chain",
+            name,
+            input=text_of(a.get("input.value")) or None,
+            output=text_of(a.get("output.value")) or None,
+        )
+    return reading

@@ -1,0 +1,166 @@
+"""Import an OpenTelemetry trace file (OTLP/JSON, JSON Lines, the SDK console form, span dumps):
+read it, join log records to their spans, pick one trace, and synthesize its recording.
+
+Several traces in one file: ``trace_id`` picks one; without it the trace whose root span ended
+last is analysed and ``multiple-runs`` names how many there were and the first few.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+from typing import Any
+
+from agentbisect.core.errors import InputError, UsageError
+from agentbisect.importers.base import InputBuffer
+from agentbisect.importers.opentelemetry import (
+    console as otel_console,
+)
+from agentbisect.importers.opentelemetry import (
+    detect as trace_sniff,
+)
+from agentbisect.importers.opentelemetry import (
+    otlp_json,
+)
+from agentbisect.importers.opentelemetry.spans import Span, SpanBatch
+from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
+from agentbisect.model.boundary.recorder import Mode
+from agentbisect.model.record import DEFAULT_MAX_EVENTS
+
+sniff = trace_sniff.any_trace
+
+
+def read_batch(name: str, data: bytes) -> SpanBatch:
+    if otlp_json.sniff(data[: trace_sniff.SNIFF_BYTES]):
+        return otlp_json.read(name, data)
+    return otel_console.read(name, data)
+
+
+@dataclass
+class TraceInfo:
+    trace_id: str
+    root_name: str
+    spans: int
+    end_ns: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"traceId": self.trace_id, "rootName": self.root_name, "spans": self.spans}
+
+
+def traces_of(spans: list[Span]) -> list[TraceInfo]:
+    """Every trace in file order, with its root span's name and the time its roots ended."""
+    ids: dict[str, set[str]] = {}
+    for s in spans:
+        ids.setdefault(s.trace_id, set()).add(s.span_id)
+    infos: dict[str, TraceInfo] = {}
+    for s in spans:
+        info = infos.get(s.trace_id)
+        if info is None:
+            info = infos[s.trace_id] = TraceInfo(s.trace_id, "", 0, -1)
+        info.spans += 1
+        is_root = s.parent_id is None or s.parent_id not in ids[s.trace_id]
+        if is_root and s.end_ns >= info.end_ns:
+            info.end_ns = s.end_ns
+            info.root_name = s.name
+    return list(infos.values())
+
+
+def import_trace(
+    name: str,
+    data: bytes | InputBuffer,
+    *,
+    trace_id: str | None = None,
+    logs: list[tuple[str, bytes]] | None = None,
+    detail: Mode = "full",
+    max_events: object = DEFAULT_MAX_EVENTS,
+) -> Synthesis:
+    """Read, join, select and synthesize; the result's recording carries the import metadata.
+    An ``InputBuffer`` is released once its spans are read."""
+    # Millions of small, acyclic objects: the cyclic collector would rescan them over and over
+    # (a 100,000-span file took 5x longer with it on).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _import_trace(name, data, trace_id, logs, detail, max_events)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _import_trace(
+    name: str,
+    data: bytes | InputBuffer,
+    trace_id: str | None,
+    logs: list[tuple[str, bytes]] | None,
+    detail: Mode,
+    max_events: object,
+) -> Synthesis:
+    if isinstance(data, InputBuffer):
+        batch = read_batch(name, data.data)
+        data.release()  # the spans hold everything read from here on
+    else:
+        batch = read_batch(name, data)
+    del data
+    for logs_name, logs_data in logs or []:
+        extra = (
+            otlp_json.read(logs_name, logs_data)
+            if otlp_json.sniff(logs_data[: trace_sniff.SNIFF_BYTES])
+            else None
+        )
+        if extra is None:
+            raise InputError(logs_name, 'expected OTLP/JSON log records ({"resourceLogs": [...]})')
+        batch.spans.extend(extra.spans)
+        batch.logs.extend(extra.logs)
+        batch.problems.extend(extra.problems)
+    if not batch.spans:
+        raise InputError(name, "expected at least one span (the file holds none)")
+    infos = traces_of(batch.spans)
+    flags: list[tuple[str, str]] = list(batch.problems)
+    if trace_id is not None:
+        want = trace_id.lower().removeprefix("0x")
+        chosen = next((t for t in infos if t.trace_id == want), None)
+        if chosen is None:
+            listed = ", ".join(t.trace_id for t in infos[:5])
+            raise UsageError(f"{name}: no trace {trace_id!r} (traces: {listed})")
+    else:
+        chosen = max(infos, key=lambda t: t.end_ns)
+        if len(infos) > 1:
+            first = ", ".join(f"{t.trace_id} ({t.root_name})" for t in infos[:3])
+            flags.append(
+                (
+                    "multiple-runs",
+                    f"the file holds {len(infos)} traces ({first}{', …' if len(infos) > 3 else ''}); "
+                    f"analysed {chosen.trace_id} ({chosen.root_name}), the one whose root span ended last — "
+                    "pick another with --trace-id",
+                )
+            )
+    spans = [s for s in batch.spans if s.trace_id == chosen.trace_id]
+    # Only the chosen trace's spans are synthesized: the others (and the index below) are let
+    # go first, the synthesis being the memory peak of a long trace.
+    batch.spans = []
+    unjoined = 0
+    if batch.logs:
+        by_id = {s.span_id: s for s in spans}  # (every span here is of the chosen trace)
+        for rec in batch.logs:
+            if rec.trace_id != chosen.trace_id and rec.trace_id:
+                continue
+            span = by_id.get(rec.span_id)
+            if span is None:
+                unjoined += 1
+                continue
+            span.logs.append(rec)
+        del by_id
+        batch.logs = []
+    if unjoined:
+        flags.append(
+            (
+                "unjoined-log-records",
+                f"{unjoined} log record(s) name no span of the trace; their content is not used",
+            )
+        )
+    result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
+    meta = result.recording[IMPORT_KEY]
+    meta["format"] = batch.form
+    meta["traceId"] = chosen.trace_id
+    meta["traces"] = [t.to_json() for t in infos]
+    return result

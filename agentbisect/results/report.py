@@ -1,0 +1,329 @@
+"""The ``ContextBugReport`` as msgspec Structs (bisect.md §9.1).
+
+Field order is the JSON key order. Optional keys default to ``UNSET`` so they stay absent; ``0``
+and ``[]`` are real values and are always written. ``report_json`` writes a report with the
+ECMAScript number rules (§4.3), so ``--json`` output compares byte for byte with upstream's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from agentbisect.core.honesty import HonestyFlag
+from agentbisect.core.js import js_stringify
+
+__all__ = [
+    "AblationRunStats",
+    "AblationSpec",
+    "AblationVerdict",
+    "Attribution",
+    "AttributionCost",
+    "ContextBugReport",
+    "CostStats",
+    "CostVerdict",
+    "CulpritsResult",
+    "EdgeKey",
+    "EdgePathStep",
+    "HonestyFlag",
+    "NumRange",
+    "RestoredCandidate",
+    "SimilarityStats",
+    "SliceStats",
+    "SourceWeight",
+    "SurrogateFit",
+    "Suspect",
+    "SuspectDetail",
+    "Truncated",
+    "report_json",
+    "to_builtins",
+]
+
+Num = int | float
+
+
+class EdgeKey(Struct, kw_only=True):
+    key: str
+    weight: Num
+
+
+class EdgePathStep(Struct, kw_only=True):
+    # "from" is a Python keyword: the attribute is from_, renamed on the wire.
+    from_: str = msgspec.field(name="from")
+    fromName: str | UnsetType = UNSET
+    to: str
+    toName: str | UnsetType = UNSET
+    kind: str
+    key: str | UnsetType = UNSET  # the strongest key: the edge the path score went through
+    weight: Num
+    # afp's field for imported runs: every key the hop carries when there are several (one per
+    # retrieved document of a retriever span), in the order the child read them
+    keys: list[EdgeKey] | UnsetType = UNSET
+
+
+class SuspectDetail(Struct, kw_only=True):
+    toolName: str | UnsetType = UNSET
+    injectionId: str | UnsetType = UNSET
+    flavor: str | UnsetType = UNSET
+    text: str | UnsetType = UNSET
+    valueBasis: list[Any] | UnsetType = UNSET
+
+
+class AblationSpec(Struct, kw_only=True):
+    kind: str
+    ignoredTools: list[str] | UnsetType = UNSET
+    excludeInjectionIds: list[str] | UnsetType = UNSET
+    excludeMemoryIds: list[str] | UnsetType = UNSET
+    source: str | UnsetType = UNSET
+    note: str | UnsetType = UNSET
+    # afp's fields for imported runs (traces, transcripts): the source in the agent's own terms
+    toolCallIds: list[str] | UnsetType = UNSET
+    messageIndex: int | UnsetType = UNSET
+    role: str | UnsetType = UNSET
+    text: str | UnsetType = UNSET
+    spanId: str | UnsetType = UNSET
+
+
+class SimilarityStats(Struct, kw_only=True):
+    mean: Num
+    min: Num
+    max: Num
+    stdev: Num
+
+
+class NumRange(Struct, kw_only=True):
+    median: Num
+    min: Num
+    max: Num
+
+
+class CostStats(Struct, kw_only=True):
+    samples: int
+    loops: NumRange | UnsetType = UNSET
+    tokens: NumRange | UnsetType = UNSET
+
+
+class AblationRunStats(Struct, kw_only=True):
+    samples: int
+    flips: int
+    similarity: SimilarityStats
+    cost: CostStats | UnsetType = UNSET
+
+
+class AblationVerdict(Struct, kw_only=True):
+    verdict: str  # confirmed | not-confirmed | inconclusive
+    claim: str
+
+
+class CostVerdict(Struct, kw_only=True):
+    reducedCostOnRemoval: bool
+    loopsSaved: Num
+    tokensSaved: Num
+    stable: bool
+
+
+# How much each evidence signal counts in the evidence score (all are reported). ``focus`` — what
+# answers the question's own focus — replaces ``claims`` in the score and counts twice: one of two
+# weightings stated before either was measured (the other: ½·mean + ½·focus), chosen on the main
+# planted set; not fitted by search (docs/ranking.md).
+EVIDENCE_WEIGHTS: dict[str, float] = {
+    "semantic": 1.0,
+    "terms": 1.0,
+    "phrases": 1.0,
+    "claims": 0.0,
+    "focus": 2.0,
+    "claimShape": 1.0,
+}
+
+
+def weights_note() -> str:
+    """The signals that do not count once in the evidence score, as the reports state it."""
+    return ", ".join(f"{k} ×{w:g}" for k, w in EVIDENCE_WEIGHTS.items() if w != 1.0)
+
+
+class EvidenceSignals(Struct, kw_only=True):
+    """The evidence scorer's six signals, each in [0, 1] (``bisect/evidence.py``; the score
+    weighs them by ``EVIDENCE_WEIGHTS``, which the scorer uses as ``evidence.WEIGHTS``)."""
+
+    semantic: Num
+    terms: Num
+    phrases: Num
+    claims: Num
+    focus: Num
+    claimShape: Num
+
+
+class EvidenceScoring(Struct, kw_only=True):
+    """agentbisect extension: how every ``suspects[].evidence.score`` combines its signals —
+    ``combine`` is ``weighted-mean``: the sum of ``weights[s] × signals[s]`` over the six
+    signals, divided by the sum of the weights (``EVIDENCE_WEIGHTS``)."""
+
+    combine: str
+    weights: EvidenceSignals
+
+
+def evidence_scoring() -> EvidenceScoring:
+    """The scoring rule of the evidence-first ranking, as the JSON report states it."""
+    return EvidenceScoring(combine="weighted-mean", weights=EvidenceSignals(**EVIDENCE_WEIGHTS))
+
+
+class SuspectEvidence(Struct, kw_only=True):
+    """agentbisect extension: what the suspect said and how strongly it backs the answer."""
+
+    text: str  # the suspect's own text (detail.text, else what the step wrote), capped
+    score: Num  # the evidence score the evidence-first ranking orders by
+    signals: EvidenceSignals
+    termsShared: list[str]  # the answer's content terms this text contains
+
+
+class Suspect(Struct, kw_only=True):
+    source: str
+    stageName: str | UnsetType = UNSET
+    kind: str
+    detail: SuspectDetail | UnsetType = UNSET
+    score: Num
+    structuralScore: Num
+    semanticScore: Num | UnsetType = UNSET
+    hasContentEvidence: bool
+    edgePath: list[EdgePathStep]
+    ablation: AblationSpec | UnsetType = UNSET
+    runs: AblationRunStats | UnsetType = UNSET
+    verdict: AblationVerdict | UnsetType = UNSET
+    cost: CostVerdict | UnsetType = UNSET
+    evidence: SuspectEvidence | UnsetType = UNSET  # afp only (never under --upstream)
+
+
+class RestoredCandidate(Struct, kw_only=True):
+    id: str
+    content: Any = UNSET
+    runs: AblationRunStats | UnsetType = UNSET
+    verdict: AblationVerdict | UnsetType = UNSET
+
+
+class Truncated(Struct, kw_only=True):
+    byDepth: bool
+    byNodes: bool
+
+
+class SliceStats(Struct, kw_only=True):
+    nodes: int
+    dataEdges: int
+    controlEdges: int
+    weightedEdges: int
+    incompleteNodes: int
+    maxDepth: int
+    maxNodes: int
+    truncated: Truncated | UnsetType = UNSET
+
+
+class CulpritProbe(Struct, kw_only=True):
+    ablated: list[str]
+    stats: AblationRunStats
+    flipped: bool
+
+
+class CulpritRef(Struct, kw_only=True):
+    label: str
+    source: str
+    kind: str
+
+
+class CulpritsResult(Struct, kw_only=True):
+    """``bisectCulprits`` result. agentbisect extension: carried on the report as ``culprits``
+    (after every upstream key) only when ``--culprits`` was asked for."""
+
+    verdict: str  # confirmed | not-reproducible | inconclusive
+    culprits: list[list[CulpritRef]]
+    probes: list[CulpritProbe]
+    runsUsed: int
+
+
+class SourceWeight(Struct, kw_only=True):  # the surrogate attribution (bisect/surrogate.py)
+    """One candidate: the suspects that share one ablation spec, and its estimated effect.
+
+    ``weight`` is the surrogate's coefficient for "this source removed": the estimated change in
+    the score (flip probability, or 1 − similarity) from removing it, the others held at random.
+    """
+
+    label: str  # the suspect label (``injection 'promo-fact'``), as in verdict claims
+    kind: str
+    id: str  # tool name, injection/memory id, or the step id
+    sources: list[str]  # the suspects' step ids (several when suspects share the spec)
+    suspectRanks: list[int]  # 1-based positions in the report's suspects list
+    weight: float
+    removedIn: int  # masks in which it was removed
+
+
+class SurrogateFit(Struct, kw_only=True):
+    metric: str  # "heldout-r2": R² of predictions on masks left out of the fit
+    value: float | None  # None when the score never varied (nothing to explain)
+    reliableAbove: float  # surrogate.RELIABLE_R2
+    rankCorrelation: float | None  # Spearman ρ between scores and held-out predictions
+    folds: int
+    penalty: float  # the L1 penalty λ chosen by cross-validation
+    intercept: float  # predicted score with nothing removed
+
+
+class AttributionCost(Struct, kw_only=True):
+    """Totals over every rerun the attribution used, for the fields the rerun reported."""
+
+    runs: int  # reruns that reported a cost
+    loops: float | UnsetType = UNSET
+    tokens: float | UnsetType = UNSET
+
+
+class Attribution(Struct, kw_only=True):
+    method: str  # "surrogate"
+    score: str  # "flip" (0/1 from the comparator) or "similarity" (1 − cosine to the original)
+    masks: int
+    keepProb: float
+    maskSeed: int
+    rerunsUsed: int  # baseline + masks + any culprit search
+    changedMasks: int  # masks whose outcome the comparator called changed
+    fit: SurrogateFit
+    weights: list[SourceWeight]  # sorted by |weight|, largest first
+    # the multi-culprit search over the top-weighted sources: their labels, and what it found
+    searched: list[str] | UnsetType = UNSET
+    culprits: CulpritsResult | UnsetType = UNSET
+    cost: AttributionCost | UnsetType = UNSET
+
+
+class ContextBugReport(Struct, kw_only=True):
+    step: str
+    stepName: str | UnsetType = UNSET
+    triggerSource: str
+    triggerScore: Num | UnsetType = UNSET
+    mode: str
+    rankedBy: str
+    suspects: list[Suspect]
+    dropped: list[RestoredCandidate] | UnsetType = UNSET
+    sliceStats: SliceStats
+    honestyFlags: list[HonestyFlag]
+    baseline: AblationRunStats | UnsetType = UNSET
+    restorationBaseline: AblationRunStats | UnsetType = UNSET
+    culprits: CulpritsResult | UnsetType = UNSET
+    # agentbisect extension (--attribution surrogate), after every upstream key; never upstream
+    attribution: Attribution | UnsetType = UNSET
+    # agentbisect extensions, absent under --upstream: which embedder produced every similarity
+    # in this report, and which order the suspects are in (rankedBy keeps its upstream meaning:
+    # the scorer of the semantic refinement)
+    embedder: str | UnsetType = UNSET
+    ranking: str | UnsetType = UNSET  # evidence-first | upstream
+    # with the evidence-first ranking: how the suspects' evidence scores were combined
+    evidenceScoring: EvidenceScoring | UnsetType = UNSET
+    contrastive: bool | UnsetType = UNSET  # true when an expected answer was given
+
+
+def to_builtins(obj: Any) -> Any:
+    """Dicts/lists in declared key order, absent fields dropped, floats kept as floats."""
+    return msgspec.to_builtins(obj)
+
+
+def report_json(report: ContextBugReport, *, indent: int = 0) -> str:
+    """The report as JSON text with JS number formatting (``score: 1``, ``1e-7``)."""
+    text = js_stringify(to_builtins(report))
+    if indent:
+        return msgspec.json.format(text.encode(), indent=indent).decode()
+    return text
