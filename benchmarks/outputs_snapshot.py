@@ -35,7 +35,11 @@ COMMANDS: list[tuple[str, list[str], bool]] = [
     ("aggregate-all", ["aggregate", "{in}", "--json", "--all"], False),
     ("aggregate-html", ["aggregate", "{in}", "--format", "html", "-o", "{out}"], True),
     ("bisect-json", ["bisect", "{in}", "--at-llm", "-1", "--json", "--no-cache"], False),
-    ("bisect-mock", ["bisect", "{in}", "--at-llm", "-1", "--embedder", "mock", "--no-cache"], False),
+    (
+        "bisect-mock",
+        ["bisect", "{in}", "--at-llm", "-1", "--embedder", "mock", "--no-cache"],
+        False,
+    ),
     (
         "bisect-upstream",
         ["bisect", "{in}", "--at-llm", "-1", "--json", "--upstream", "--embedder", "mock"],
@@ -69,7 +73,9 @@ def cases() -> list[tuple[Path, str, list[str], bool]]:
         if p.is_file() and not p.name.endswith(SKIP_SUFFIXES):
             found += [(p, *c) for c in COMMANDS]
     corpus = [c for c in COMMANDS if c[0] in CORPUS_COMMANDS]
-    for p in sorted((ROOT / "benchmarks" / "planted").rglob("*")):
+    # recordings and traces only: scenarios/ and expected.json are the generators' input, not afp's
+    planted = ROOT / "benchmarks" / "planted"
+    for p in sorted(p for d in ("cases", "traces") for p in (planted / d).rglob("*")):
         if p.is_file() and not p.name.endswith((*SKIP_SUFFIXES, ".truth.json")):
             found += [(p, *c) for c in corpus]
     return found
@@ -120,7 +126,9 @@ def compare(a: Path, b: Path) -> int:
         db = pb.read_bytes() if pb.exists() else b"(missing)"
         if da != db:
             differ.append(n)
-            print(f"differs: {n} ({hashlib.md5(da).hexdigest()[:8]} != {hashlib.md5(db).hexdigest()[:8]})")
+            print(
+                f"differs: {n} ({hashlib.md5(da).hexdigest()[:8]} != {hashlib.md5(db).hexdigest()[:8]})"
+            )
     print(f"{len(names)} cases, {len(differ)} differ")
     return 1 if differ else 0
 
