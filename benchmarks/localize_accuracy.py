@@ -4,7 +4,7 @@ embedder × ranking over the frozen planted-culprit corpus (``benchmarks/planted
 The first row is the upstream report (mock embedder, upstream ranking: what ``--upstream``
 prints); the default (wordllama, evidence-first) and every other combination, including each
 evidence signal alone, are measured in the same run; the ``--expected`` rows score contrastively
-against the right answers in ``planted/expected.py``. A culprit cut off by ``max_suspects`` (12)
+against the right answers in ``planted/expected.json``. A culprit cut off by ``max_suspects`` (12)
 counts as a miss (reciprocal rank 0). The held-out splits (``heldout``, ``heldout2``: scenarios
 written before the scorer changes they judge) are reported apart.
 
@@ -14,7 +14,7 @@ trace importers: the planted source must come out as the suspect kind the import
 prescribes (tool result → ``tool``, document → ``injection``, system-prompt line → ``injection``,
 earlier LLM output → ``stage``) — a planted source found under another kind counts as a miss —
 and each format is compared, scenario by scenario, with the recording-API corpus under the
-default ranking. ``heldout3`` … ``heldout6`` (``planted/heldout3.py`` … ``heldout6.py``;
+default ranking. ``heldout3`` … ``heldout6`` (``planted/scenarios/heldout3.json`` … ``heldout6.json``;
 ``heldout5`` and ``heldout6`` written blind, without running this benchmark) are reported with
 the recording-API splits, each as its own columns.
 
@@ -49,7 +49,7 @@ TRACES = ROOT / "benchmarks" / "planted" / "traces"
 FORMATS = ("genai", "openinference", "transcript")
 sys.path.insert(0, str(CASES.parent))
 
-from expected import EXPECTED  # noqa: E402
+from corpus import EXPECTED  # noqa: E402
 
 MAX_SUSPECTS = 12
 SKIPPED = -1  # an --expected row on a scenario without an expected answer

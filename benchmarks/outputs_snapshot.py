@@ -73,7 +73,9 @@ def cases() -> list[tuple[Path, str, list[str], bool]]:
         if p.is_file() and not p.name.endswith(SKIP_SUFFIXES):
             found += [(p, *c) for c in COMMANDS]
     corpus = [c for c in COMMANDS if c[0] in CORPUS_COMMANDS]
-    for p in sorted((ROOT / "benchmarks" / "planted").rglob("*")):
+    # recordings and traces only: scenarios/ and expected.json are the generators' input, not afp's
+    planted = ROOT / "benchmarks" / "planted"
+    for p in sorted(p for d in ("cases", "traces") for p in (planted / d).rglob("*")):
         if p.is_file() and not p.name.endswith((*SKIP_SUFFIXES, ".truth.json")):
             found += [(p, *c) for c in corpus]
     return found

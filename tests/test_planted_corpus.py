@@ -15,13 +15,13 @@ PLANTED = ROOT / "benchmarks" / "planted"
 sys.path.insert(0, str(PLANTED))
 
 import generate  # noqa: E402
-from heldout import HELDOUT  # noqa: E402
-from scenarios import SCENARIOS  # noqa: E402
-from splits import SPLITS  # noqa: E402
+from corpus import SPLITS  # noqa: E402
 
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
 from agentbisect.importers import load  # noqa: E402
 from agentbisect.model.run import Run  # noqa: E402
+
+SCENARIOS, HELDOUT = SPLITS["main"], SPLITS["heldout"]
 
 
 def test_corpus_is_large_and_varied() -> None:
@@ -35,9 +35,7 @@ def test_corpus_is_large_and_varied() -> None:
         "llm-output",
         "memory",
     }
-    assert len({sc.domain for sc in SCENARIOS}) >= 20
-    for sc in SCENARIOS + HELDOUT:
-        sc.validate()
+    assert len({sc.domain for sc in SCENARIOS}) >= 20  # corpus.py validated each on reading
     heldout = json.loads((generate.CASES / f"{HELDOUT[0].id}.truth.json").read_text("utf-8"))
     assert heldout["split"] == "heldout"
 
@@ -53,7 +51,6 @@ def test_held_out_sets_are_labelled_and_spread(
     # culprits are not all of one kind (a scorer preferring rules, or records, is caught out)
     assert len(scenarios) >= 10
     for sc in scenarios:
-        sc.validate()
         truth = json.loads((generate.CASES / f"{sc.id}.truth.json").read_text("utf-8"))
         assert truth["split"] == split, sc.id
     assert len({generate._planted_as(sc.sources[sc.culprit]) for sc in scenarios}) >= 4

@@ -19,7 +19,7 @@ PLANTED = ROOT / "benchmarks" / "planted"
 sys.path.insert(0, str(PLANTED))
 
 import traces  # noqa: E402
-from splits import EVERY as CASES  # noqa: E402
+from corpus import EVERY as CASES  # noqa: E402
 
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
 from agentbisect.importers import load  # noqa: E402

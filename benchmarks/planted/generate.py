@@ -1,22 +1,21 @@
 """Generate the planted-culprit corpus: one agent-shaped recording and one truth file per scenario.
 
-Each scenario (``scenarios.py``) is a user question, the context sources an agent saw (injected
-facts and documents, system-prompt lines, memories, tool results, earlier LLM outputs), the wrong
-final answer, and which source planted the wrong fact that answer relies on. The recording is made
-through agentbisect's own Python recording API (``record_run``): a seed step, one Context step
-that injects every injection record, a ReAct loop (an LLM call asking for a tool, the tool call)
-per tool, intermediate LLM calls for LLM-output sources, and the final LLM call, which is the
-bisect trigger. The truth file names the planted source as a bisect report names a suspect:
-``source`` (runtimeStageId), ``kind`` and the label id (``detail.toolName``/``injectionId``, else the
-source).
+Each scenario (``scenarios/<split>.json``, read by ``corpus.py``) is a user question, the context
+sources an agent saw (injected facts and documents, system-prompt lines, memories, tool results,
+earlier LLM outputs), the wrong final answer, and which source planted the wrong fact that answer
+relies on. The recording is made through agentbisect's own Python recording API (``record_run``): a
+seed step, one Context step that injects every injection record, a ReAct loop (an LLM call asking
+for a tool, the tool call) per tool, intermediate LLM calls for LLM-output sources, and the final
+LLM call, which is the bisect trigger. The truth file names the planted source as a bisect report
+names a suspect: ``source`` (runtimeStageId), ``kind`` and the label id
+(``detail.toolName``/``injectionId``, else the source).
 
     python benchmarks/planted/generate.py            # rewrites benchmarks/planted/cases/
     python benchmarks/planted/generate.py --check    # fails if the committed cases differ
 
-``heldout.py`` adds scenarios written after the scorer's design was settled (``"split":
-"heldout"`` in their truth files); ``heldout2.py`` to ``heldout6.py`` further such sets in new
-domains (``"split": "heldout2"`` … ``"heldout6"``; ``splits.py`` lists them all). The benchmark
-reports each apart.
+``scenarios/heldout.json`` adds scenarios written after the scorer's design was settled
+(``"split": "heldout"`` in their truth files); ``heldout2.json`` to ``heldout6.json`` further such
+sets in new domains (``"split": "heldout2"`` … ``"heldout6"``). The benchmark reports each apart.
 """
 
 from __future__ import annotations
@@ -31,8 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 sys.path.insert(0, str(HERE))
 
-from scenarios import Scenario, Source  # noqa: E402
-from splits import EVERY  # noqa: E402
+from corpus import EVERY, Scenario, Source  # noqa: E402
 
 from agentbisect.model.record import record_run  # noqa: E402
 
@@ -284,13 +282,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed cases")
     args = ap.parse_args(argv)
-    every = EVERY
-    ids = [sc.id for sc, _ in every]
-    assert len(ids) == len(set(ids)), "scenario ids must be unique"
+    every = EVERY  # corpus.py has validated every scenario and checked the ids are unique
     CASES.mkdir(exist_ok=True)
     differ = 0
     for sc, split in every:
-        sc.validate()
         recording, truth = build(sc, split)
         files = {
             CASES / f"{sc.id}.recording.json": json.dumps(recording, ensure_ascii=False),

@@ -49,9 +49,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from corpus import EVERY, Scenario, Source  # noqa: E402
 from generate import BASE_PROMPT, _planted_as  # noqa: E402
-from scenarios import Scenario, Source  # noqa: E402
-from splits import EVERY  # noqa: E402
 
 OUT = HERE / "traces"
 FORMATS = ("genai", "openinference", "transcript")
