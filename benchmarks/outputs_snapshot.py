@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -104,21 +105,26 @@ def run_case(path: Path, name: str, argv: list[str], writes: bool) -> tuple[str,
         if writes:
             blob += b"--- out\n" + (out.read_bytes() if out.exists() else b"(none)")
         blob = blob.replace(tmp.encode(), b"TMP")
-    key = rel.replace("/", "__") + "." + name
+    key = case_key(path, name)
     return key, blob
 
 
-def snapshot(dest: Path, jobs: int) -> None:
+def case_key(path: Path, name: str) -> str:
+    return path.relative_to(ROOT).as_posix().replace("/", "__") + "." + name
+
+
+def snapshot(dest: Path, jobs: int, only: str = "") -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    todo = cases()
+    todo = [c for c in cases() if re.search(only, case_key(c[0], c[1]))]
     with ThreadPoolExecutor(jobs) as pool:
         for key, blob in pool.map(lambda c: run_case(*c), todo):
             (dest / key).write_bytes(blob)
     print(f"{len(todo)} cases written to {dest}")
 
 
-def compare(a: Path, b: Path) -> int:
+def compare(a: Path, b: Path, only: str = "") -> int:
     names = sorted({p.name for p in a.iterdir()} | {p.name for p in b.iterdir()})
+    names = [n for n in names if re.search(only, n)]
     differ = []
     for n in names:
         pa, pb = a / n, b / n
@@ -137,13 +143,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dest", nargs="?", type=Path)
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--only", default="", metavar="REGEX", help="only the cases whose name matches")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ns = ap.parse_args()
     if ns.compare:
-        return compare(*ns.compare)
+        return compare(*ns.compare, ns.only)
     if ns.dest is None:
         ap.error("name a folder to write the snapshot to, or --compare BEFORE AFTER")
-    snapshot(ns.dest, ns.jobs)
+    snapshot(ns.dest, ns.jobs, ns.only)
     return 0
 
 
