@@ -1,8 +1,5 @@
-"""The text rules both trace readers share (the full import and aggregate's OTLP fast path).
-
-One definition each, in a module light enough for the fast path's start-up: a value as the
-text a model saw, a name usable inside a step id, a system prompt's parts, the hint on
-turning content capture on."""
+"""The text rules the trace and transcript importers share: a value as the text a model saw, a
+name usable inside a step id, a system prompt's parts, the hint on turning content capture on."""
 
 from __future__ import annotations
 
@@ -55,35 +52,3 @@ def split_paragraphs(text: str) -> list[str]:
         return paras
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines if len(lines) > 1 else ([text.strip()] if text.strip() else [])
-
-
-def instruction_parts(value: str) -> tuple[str, ...] | None:
-    """The parts of ``gen_ai.system_instructions`` (a JSON string) as the fast paths read them
-    (``conventions._system_parts``); None for a value that is no string, object or list (the
-    full path flags it)."""
-    parsed = msgspec.json.decode(value)
-    if isinstance(parsed, str):
-        return (parsed,)
-    if isinstance(parsed, dict):
-        parsed = [parsed]
-    if not isinstance(parsed, list):
-        return None
-    return tuple(
-        text_of(p.get("content", p.get("text", ""))) if isinstance(p, dict) else as_text(p)
-        for p in parsed
-    )
-
-
-def retrieved_documents(value: str, span_id: str) -> list[tuple[str, str | None]]:
-    """``gen_ai.retrieval.documents`` (a JSON string) as the fast paths read it
-    (``conventions._retrieval``): each document's id (``<span id>.doc<i>`` when it has none) and
-    its text, or None."""
-    docs = msgspec.json.decode(value)
-    out: list[tuple[str, str | None]] = []
-    for i, d in enumerate(docs if isinstance(docs, list) else []):
-        if not isinstance(d, dict):
-            continue
-        content = d.get("content", d.get("text"))
-        doc_id = text_of(d.get("id")) or f"{span_id}.doc{i}"
-        out.append((doc_id, content if isinstance(content, str) else None))
-    return out
