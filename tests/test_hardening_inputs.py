@@ -303,7 +303,7 @@ def _console_script() -> tuple[str, str]:
     [
         # the fast front end (an ordinary command line) and the typer app (help falls back to it)
         ("msgspec", []),
-        ("agentbisect.commands.main", []),
+        ("agentbisect.cli.fast", []),
         ("typer", ["--help"]),
         ("agentbisect.cli.app", ["--help"]),
     ],
