@@ -305,7 +305,7 @@ def _console_script() -> tuple[str, str]:
         ("msgspec", []),
         ("agentbisect.cli.fast", []),
         ("typer", ["--help"]),
-        ("agentbisect.cli.app", ["--help"]),
+        ("agentbisect.cli.typer_app", ["--help"]),
     ],
 )
 def test_ctrl_c_while_importing_prints_no_traceback(module: str, extra: list[str]) -> None:

@@ -1,9 +1,9 @@
 """The ``afp`` command line: one module per command (its option table ``SPEC`` and its body
 ``run``), the fast front end (``fast``, ``argv``), the typer app built from the same tables
-(``app``), and the error → exit-code flow (``flow``). See docs/architecture.md.
+(``typer_app``), and the error → exit-code flow (``flow``). See docs/architecture.md.
 
 Importing this package, a table or a body loads no CLI framework (nor rich or numpy); only
-``app`` imports typer, for what the fast front end leaves to it (help, completion, errors).
+``typer_app`` imports typer, for what the fast front end leaves to it (help, completion, errors).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def body_of(name: str) -> Callable[..., Any]:
 
 def __getattr__(name: str) -> Any:
     if name == "app":  # `from agentbisect.cli import app` builds the typer app on first use
-        from agentbisect.cli.app import app
+        from agentbisect.cli.typer_app import app
 
         return app
     raise AttributeError(name)
@@ -49,7 +49,7 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Run ``afp`` through the typer app (the console script enters through
     ``agentbisect.__main__``, which tries the fast front end first)."""
-    from agentbisect.cli.app import app
+    from agentbisect.cli.typer_app import app
 
     try:
         app(prog_name="afp")
