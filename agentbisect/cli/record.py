@@ -30,7 +30,7 @@ INPUT is either a recording in any shape afp reads (envelope, {snapshot, events,
 trace, bare snapshot, bare BoundaryEvents row; gzip or '-' for stdin), which is re-projected,
 or a capture: JSON Lines, one object per line, each with exactly one of these keys:
 
-\\b
+\b
   {"afp": "capture", "version": 1, "structure": {...}, "recorderId": "..."}
       optional header, first line only (structure = the chart, recorderId = row id)
   {"flow": "<callback>", "event": {...}, "ts": <epoch ms>, "commits": <n>}
@@ -63,7 +63,7 @@ typed events and snapshot still hold full content.
 
 Examples:
 
-\\b
+\b
   afp record run.capture.jsonl -o run.recording.json
   afp record big.recording.json -o small.json.gz --detail lean --max-events 2000
   afp record run.json -o out.json --force --format json | jq .honestyFlags
