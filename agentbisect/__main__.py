@@ -27,7 +27,7 @@ def main(fast: bool = True) -> None:
     try:
         install()
         if fast:
-            from agentbisect.commands.main import run
+            from agentbisect.cli.fast import run
 
             run(sys.argv[1:])  # exits when it ran the command
         from agentbisect.cli import main as cli_main

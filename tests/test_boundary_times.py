@@ -12,7 +12,7 @@ import pytest
 from msgspec import UNSET
 from typer.testing import CliRunner
 
-from agentbisect.cli.app import app
+from agentbisect.cli.typer_app import app
 from agentbisect.model.boundary.rollup import BoundaryAggregate, Tokens, aggregate_run
 from agentbisect.render.html.run import _rollup_cells
 from agentbisect.schema.events import RunEntry, RunExit

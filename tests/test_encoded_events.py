@@ -80,7 +80,7 @@ def test_every_otel_fixture_converts_to_the_same_bytes(
 def test_aggregate_renders_after_the_run_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     # The run (and the recording bytes its parts point into) was alive while the JSON was made:
     # 80 MB more at the peak on a 100,000-span trace. The page reads the run again: kept there.
-    from agentbisect.commands import aggregate, common, output
+    from agentbisect.cli import aggregate, common, output
     from agentbisect.render.formats import ReportFormat
 
     runs: list[weakref.ref[Any]] = []

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentbisect.cli.app import app
+from agentbisect.cli.typer_app import app
 from agentbisect.importers.opentelemetry.traces import import_trace
 from tests.conftest import afp_proc
 from tests.otel_build import TIMES_TRACE, flag_notes, raw_span

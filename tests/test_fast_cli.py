@@ -1,6 +1,7 @@
-"""The fast front end (``agentbisect.commands``) and the typer app accept the same command lines
-the same way: the option tables equal typer's real click parameters, random command lines reach
-the same body call through both, and real processes give the same bytes and exit codes."""
+"""The fast front end (``agentbisect.cli.fast``) and the typer app, both built from each command's
+one option table, accept the same command lines the same way: random command lines reach the same
+body call through both (the fast parser's value rules are typer's), what the fast parser refuses
+goes to typer, and real processes give the same bytes and exit codes."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from agentbisect.cli import app
-from agentbisect.commands import MODULES, argv, spec_of
-from agentbisect.commands.spec import Opt
+from agentbisect.cli import MODULES, app, argv, spec_of
+from agentbisect.cli.table import Opt
 from tests.conftest import afp_loaded
 from tests.helpers import recording
 
@@ -28,15 +28,10 @@ GROUP = typer.main.get_command(app)
 COMMANDS = sorted(MODULES)
 
 
-def _click_params(command: str) -> dict[str, Any]:
-    return {p.name: p for p in GROUP.commands[command].params}  # type: ignore[attr-defined]
-
-
 # ----------------------------------------------------------------------- one table, two parsers
 
 
-def test_the_fast_parser_knows_every_command_of_the_app() -> None:
-    assert set(MODULES) == set(GROUP.commands)  # type: ignore[attr-defined]
+def test_the_root_options_are_left_to_typer() -> None:
     # Before the command the fast parser takes only --debug; every other root option (help,
     # --version, completion) is left to typer.
     assert {p.name for p in GROUP.params} == {
@@ -47,51 +42,6 @@ def test_the_fast_parser_knows_every_command_of_the_app() -> None:
     }
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_option_tables_equal_typers_parameters(command: str) -> None:
-    spec = spec_of(command)
-    params = _click_params(command)
-    rows: list[Any] = [spec.arg, *spec.options]
-    assert [r.name for r in rows] == list(params)  # same names, same order
-    arg = params[spec.arg.name]
-    assert arg.param_type_name == "argument"
-    assert (arg.required, arg.default, arg.metavar) == (
-        spec.arg.required,
-        spec.arg.default,
-        spec.arg.metavar,
-    )
-    assert arg.type_descriptor.annotation is str and arg.nargs == 1
-    for opt in spec.options:
-        p = params[opt.name]
-        desc = p.type_descriptor
-        info = desc.parameter_info
-        where = f"{command} {opt.name}"
-        assert p.param_type_name == "option", where
-        assert tuple(p.opts) == opt.flags and p.secondary_opts == [], where
-        assert bool(p.is_flag) == (opt.kind is bool), where
-        assert (p.multiple, p.required, p.metavar) == (opt.multiple, opt.required, opt.metavar), (
-            where
-        )
-        assert (p.nargs, p.envvar, p.callback, p.is_eager, p.prompt) == (1, None, None, False, None)
-        assert getattr(info, "parser", None) is None and not getattr(info, "clamp", False), where
-        assert getattr(info, "click_type", None) is None, where
-        want_default = p.default.value if isinstance(p.default, Enum) else p.default
-        got_default = opt.default.value if isinstance(opt.default, Enum) else opt.default
-        assert (type(got_default), got_default) == (type(want_default), want_default), where
-        if opt.multiple:
-            assert desc.annotation == list[str], where
-        elif opt.kind is bool:
-            assert desc.annotation is bool, where
-        else:
-            assert desc.annotation is opt.kind, where
-        assert (info.min, info.max) == (opt.min, opt.max), where
-        if isinstance(opt.kind, type) and issubclass(opt.kind, Enum):
-            assert bool(desc.case_sensitive) == opt.case_sensitive, where
-            assert isinstance(opt.default, opt.kind | type(None)), where
-
-
-# Values each kind of option is given in the random command lines: plain ones the fast parser
-# takes, and ones it must leave to typer (which may accept them differently or reject them).
 _TEXT = st.sampled_from(["x", "call-llm#40", "", "a b", "--json", "-v", "@f", "é", "-", "=x"])
 
 
@@ -148,7 +98,7 @@ class _Seen(Exception):
 
 def _typer_call(monkeypatch: pytest.MonkeyPatch, line: list[str]) -> dict[str, Any] | None:
     """The keyword values the typer app calls the command body with (None: it did not)."""
-    from agentbisect.commands import flow
+    from agentbisect.cli import flow
 
     seen: dict[str, Any] = {}
 
@@ -327,7 +277,7 @@ def test_a_shell_completion_request_goes_to_typer() -> None:
 
 # ----------------------------------------------------------------------- what the fast path loads
 
-HEAVY = ("typer", "click", "rich", "numpy", "pydantic", "agentbisect.cli")
+HEAVY = ("typer", "click", "rich", "numpy", "pydantic", "agentbisect.cli.typer_app")
 
 
 def _loaded(*args: str) -> set[str]:
@@ -349,7 +299,15 @@ def test_the_fast_path_loads_no_cli_framework(args: tuple[str, ...], allowed: se
 
 
 def test_help_still_comes_from_typer() -> None:
-    assert {"typer", "agentbisect.cli"} <= _loaded("bisect", "--help")
+    assert {"typer", "agentbisect.cli.typer_app"} <= _loaded("bisect", "--help")
+
+
+def test_the_typer_app_loads_no_numpy_or_rich() -> None:
+    code = (
+        "import sys, agentbisect.cli.typer_app; print(sorted({'numpy', 'rich'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_record_writes_the_same_file_and_refuses_the_same_overwrite(tmp_path: Path) -> None:

@@ -303,9 +303,9 @@ def _console_script() -> tuple[str, str]:
     [
         # the fast front end (an ordinary command line) and the typer app (help falls back to it)
         ("msgspec", []),
-        ("agentbisect.commands.main", []),
+        ("agentbisect.cli.fast", []),
         ("typer", ["--help"]),
-        ("agentbisect.cli.app", ["--help"]),
+        ("agentbisect.cli.typer_app", ["--help"]),
     ],
 )
 def test_ctrl_c_while_importing_prints_no_traceback(module: str, extra: list[str]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agentbisect.cli.app import app
+from agentbisect.cli.typer_app import app
 from tests.conftest import ROOT, afp_proc
 
 OTEL = ROOT / "fixtures" / "otel"

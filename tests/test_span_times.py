@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from agentbisect.cli.app import app
+from agentbisect.cli.typer_app import app
 from agentbisect.importers.opentelemetry import console as otel_console
 from agentbisect.importers.opentelemetry import otlp_json
 from agentbisect.importers.opentelemetry.spans import END_UNKNOWN, ENDS_BEFORE_START, START_UNKNOWN

@@ -3,30 +3,18 @@ change no output and no error message (the cuts are measured by benchmarks/start
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from typing import Any
 
 import pytest
-import typer.main
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from agentbisect.bisect.embed.vectors import MockEmbedder
-from agentbisect.cli import app, fastparams
 from tests.conftest import afp_loaded
 from tests.helpers import recording
-
-runner = CliRunner()
-# typer >= 0.2x validates options through pydantic (the step fastparams cuts); older typer has
-# no such step, and no private hook to wrap.
-needs_pydantic_typer = pytest.mark.skipif(
-    importlib.util.find_spec("typer._coercion") is None,
-    reason="this typer validates options without pydantic: nothing to cut",
-)
 
 
 def loaded_after(*argv: str) -> set[str]:
@@ -55,116 +43,6 @@ def test_upstream_bisect_does_not_import_the_focus_scorer() -> None:
     assert afp_loaded(*argv, "--embedder", "mock", among=among) == set(among)
 
 
-def test_option_values_are_not_validated_through_pydantic() -> None:
-    # Typer builds a pydantic validator per option on first use; the plain-value cut skips it.
-    # The fast front end never reaches typer on this line, so the typer path is forced here (it
-    # still parses what the fast parser leaves to it, e.g. bundled short flags).
-    argv = [
-        "bisect", recording("react-tools"), "--at-llm", "-1", "--max-depth", "3",
-        "--flip-threshold", "0.5", "--fail-on", "any", "--json",
-    ]  # fmt: skip
-    got = afp_loaded(
-        *argv,
-        among=("typer", "pydantic"),
-        entry="from agentbisect.__main__ import main; main(fast=False)",
-    )
-    assert got == {"typer"}
-
-
-@needs_pydantic_typer
-def test_fast_params_are_installed() -> None:
-    assert fastparams.install() is True
-
-
-def _errors(monkeypatch: pytest.MonkeyPatch, plain_first: bool, argv: list[str]) -> tuple[int, str]:
-    if not plain_first:
-        from typer.core import _TyperParameter
-
-        monkeypatch.setattr(
-            _TyperParameter, "get_runtime_param", fastparams.TYPER_GET_RUNTIME_PARAM
-        )
-    res = runner.invoke(app, argv)
-    return res.exit_code, res.output
-
-
-@needs_pydantic_typer
-@pytest.mark.parametrize(
-    "extra",
-    [
-        ["--max-depth", "-1"],
-        ["--max-depth", "x"],
-        ["--max-depth", "1.5"],
-        ["--max-nodes", "0"],
-        ["--flip-threshold", "abc"],
-        ["--rerun-timeout", "0"],
-        ["--at-llm", "1e3"],
-        ["--samples", " 3"],
-        ["--format", "yaml"],
-        ["--format", "JSON"],
-    ],
-)
-def test_bad_values_get_typers_own_error(monkeypatch: pytest.MonkeyPatch, extra: list[str]) -> None:
-    argv = ["bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json", *extra]
-    with_cut = _errors(monkeypatch, True, argv)
-    without = _errors(monkeypatch, False, argv)
-    assert with_cut == without
-
-
-def _typer_param(command: str, name: str) -> Any:
-    cmd = typer.main.get_command(app)
-    sub = cmd.commands[command]  # type: ignore[attr-defined]
-    return next(p for p in sub.params if p.name == name)
-
-
-@needs_pydantic_typer
-@settings(max_examples=300, deadline=None)
-@given(
-    value=st.one_of(
-        st.from_regex(r"-?[0-9]{1,4}(\.[0-9]{1,3})?", fullmatch=True),
-        st.text(alphabet="0123456789-+._ e", max_size=6),
-    ),
-    which=st.sampled_from(
-        [("bisect", "max_depth"), ("bisect", "flip_threshold"), ("bisect", "rerun_timeout"),
-         ("events", "limit"), ("events", "at"), ("bisect", "at_llm")]
-    ),
-)  # fmt: skip
-def test_plain_values_equal_typers_coercion(value: str, which: tuple[str, str]) -> None:
-    from typer._coercion import build_runtime_param
-
-    param = _typer_param(*which)
-    desc = param.type_descriptor
-    got = fastparams._plain(desc.annotation, desc.parameter_info, value)
-    if got is fastparams._NO:
-        return  # typer decides (and words any error) itself
-    want = build_runtime_param(desc).coerce(value, param=param, ctx=None)
-    assert (type(got), got) == (type(want), want)
-
-
-@needs_pydantic_typer
-@settings(max_examples=300, deadline=None)
-@given(
-    value=st.one_of(
-        st.sampled_from(["json", "JSON", "Json", "jsonl", "table", "TABLE", "text", "tab", ""]),
-        st.text(max_size=6),
-    ),
-    which=st.sampled_from(
-        [("bisect", "fmt"), ("events", "fmt"), ("aggregate", "fmt"), ("record", "detail")]
-    ),
-)
-def test_plain_choices_equal_typers_choice_coercion(value: str, which: tuple[str, str]) -> None:
-    from typer._click.exceptions import BadParameter
-    from typer._coercion import build_runtime_param
-
-    param = _typer_param(*which)
-    desc = param.type_descriptor
-    got = fastparams._plain(desc.annotation, desc.parameter_info, value)
-    if got is fastparams._NO:
-        with pytest.raises(BadParameter):
-            build_runtime_param(desc).coerce(value, param=param, ctx=None)
-        return
-    assert got is build_runtime_param(desc).coerce(value, param=param, ctx=None)
-
-
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=300), dims=st.integers(1, 70))
 def test_mock_embedder_counts_equal_numpy_bincount(text: str, dims: int) -> None:
@@ -185,17 +63,6 @@ def test_the_recorded_version_is_the_installed_distributions() -> None:
     except PackageNotFoundError:  # pragma: no cover - running from a bare checkout
         pytest.skip("agentbisect is not installed as a distribution")
     assert installed == AGENTBISECT_VERSION
-
-
-def test_bisect_options_copy_the_surrogate_defaults() -> None:
-    from agentbisect.bisect import api
-    from agentbisect.bisect.causal import surrogate
-
-    assert (api.DEFAULT_MASKS, api.DEFAULT_KEEP_PROB) == (
-        surrogate.DEFAULT_MASKS,
-        surrogate.DEFAULT_KEEP_PROB,
-    )
-    assert api.BisectOptions().masks == surrogate.DEFAULT_MASKS
 
 
 def test_a_recording_imports_no_trace_conversion() -> None:

@@ -15,7 +15,8 @@ from msgspec import Struct, field
 
 from agentbisect.bisect.embed.choose import ResolvedEmbedder, resolve_embedder
 from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
-from agentbisect.bisect.pipeline.localize import DEFAULTS, TriggerError, localize
+from agentbisect.bisect.options import DEFAULTS as D
+from agentbisect.bisect.pipeline.localize import TriggerError, localize
 from agentbisect.core.errors import InputError, UsageError
 from agentbisect.core.honesty import FLAGS
 from agentbisect.core.optionfile import read_json_option, read_text_option
@@ -33,11 +34,6 @@ if TYPE_CHECKING:
     from agentbisect.bisect.causal.surrogate import SurrogateOptions, SurrogateOutcome
     from agentbisect.results import RunOverview
 
-# Copies of agentbisect.bisect.causal.surrogate's defaults (tests/test_startup.py checks they agree):
-# that module is numpy's, and only --attribution surrogate should pay for importing it.
-DEFAULT_MASKS = 64
-DEFAULT_KEEP_PROB = 0.5
-
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
     "cosine); prefer --comparator contains:WORD"
@@ -50,27 +46,27 @@ class BisectOptions(Struct):
     at_step: str | None = None
     at_llm: int | None = None
     control_deps: str | None = None  # path of a JSON map
-    max_depth: int = DEFAULTS["maxDepth"]
-    max_nodes: int = DEFAULTS["maxNodes"]
-    max_suspects: int = DEFAULTS["maxSuspects"]
-    scorer: str = "semantic-alignment"
+    max_depth: int = D.max_depth
+    max_nodes: int = D.max_nodes
+    max_suspects: int = D.max_suspects
+    scorer: str = D.scorer
     rerun: str | None = None  # the command, split like a shell would (no shell)
-    samples: int = 3
+    samples: int = D.samples
     original_output: str | None = None  # TEXT or @FILE
-    comparator: str = "similarity"
-    flip_threshold: float = 0.8
-    max_ablations: int = 5
+    comparator: str = D.comparator
+    flip_threshold: float = D.flip_threshold
+    max_ablations: int = D.max_ablations
     culprits: bool = False
     missing_context: str | None = None  # path of {"available": [...], "sent": [...]}
-    jobs: int = 1
-    rerun_timeout: float = 300.0
+    jobs: int = D.jobs
+    rerun_timeout: float = D.rerun_timeout
     upstream: bool = False
     fail_on: list[str] = field(default_factory=list)  # flag names (or "any") that trip the gate
     attribution: str | None = None  # "surrogate": random ablation masks + a sparse linear fit
-    masks: int = DEFAULT_MASKS
-    keep_prob: float = DEFAULT_KEEP_PROB
-    mask_seed: int = 0
-    attribution_score: str = "flip"  # or "similarity"
+    masks: int = D.masks
+    keep_prob: float = D.keep_prob
+    mask_seed: int = D.mask_seed
+    attribution_score: str = D.attribution_score  # or "similarity"
     embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
     ranking: str | None = None  # evidence-first (default) | upstream
     expected: str | None = None  # the right answer, TEXT or @FILE: contrastive evidence

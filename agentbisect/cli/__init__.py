@@ -1,22 +1,56 @@
-"""The ``afp`` command: the typer app with every subcommand registered, and its entry point."""
+"""The ``afp`` command line: one module per command (its option table ``SPEC`` and its body
+``run``), the fast front end (``fast``, ``argv``), the typer app built from the same tables
+(``typer_app``), and the error → exit-code flow (``flow``). See docs/architecture.md.
+
+Importing this package, a table or a body loads no CLI framework (nor rich or numpy); only
+``typer_app`` imports typer, for what the fast front end leaves to it (help, completion, errors).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-# Importing a command module registers its command on `app`; one line per command.
-from agentbisect.cli import aggregate as _aggregate  # noqa: F401
-from agentbisect.cli import bisect as _bisect  # noqa: F401
-from agentbisect.cli import events as _events  # noqa: F401
-from agentbisect.cli import genui_stats as _genui_stats  # noqa: F401
-from agentbisect.cli import record as _record  # noqa: F401
-from agentbisect.cli.app import app
+if TYPE_CHECKING:
+    from agentbisect.cli.table import CommandSpec
 
-__all__ = ["app", "main"]
+__all__ = ["MODULES", "app", "body_of", "main", "spec_of"]
+
+# command name -> module in this package; one line per command
+MODULES = {
+    "aggregate": "aggregate",
+    "bisect": "bisect",
+    "events": "events",
+    "genui-stats": "genui_stats",
+    "record": "record",
+}
+
+
+def spec_of(name: str) -> CommandSpec:
+    spec: CommandSpec = importlib.import_module(f"agentbisect.cli.{MODULES[name]}").SPEC
+    return spec
+
+
+def body_of(name: str) -> Callable[..., Any]:
+    body: Callable[..., Any] = importlib.import_module(f"agentbisect.cli.{MODULES[name]}").run
+    return body
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # `from agentbisect.cli import app` builds the typer app on first use
+        from agentbisect.cli.typer_app import app
+
+        return app
+    raise AttributeError(name)
 
 
 def main() -> None:
-    """Run ``afp`` (the console script enters through ``agentbisect.__main__``)."""
+    """Run ``afp`` through the typer app (the console script enters through
+    ``agentbisect.__main__``, which tries the fast front end first)."""
+    from agentbisect.cli.typer_app import app
+
     try:
         app(prog_name="afp")
     except KeyboardInterrupt:  # raised outside a command (while parsing options)

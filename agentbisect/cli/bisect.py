@@ -1,216 +1,386 @@
-"""``afp bisect``: localize the context that made an agent step go wrong (bisect.md).
+"""``afp bisect``: localize the context that made an agent step go wrong (bisect.md); its option
+table and body.
 
 Correlational by default (proxies only); with ``--rerun CMD`` every probe is rerun and judged, and
 only those verdicts are causal. ``--fail-on FLAG`` turns honesty flags into a CI gate (exit 1).
-This module declares the options for typer; the body is ``agentbisect.commands.bisect.run``.
+The work is ``agentbisect.bisect.api.bisect_run``; this module checks options, loads, renders
+and applies ``--fail-on``. The library's defaults are ``agentbisect.bisect.options.DEFAULTS``.
 """
 
 from __future__ import annotations
 
-import typer
+from enum import StrEnum
 
-from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import (
-    FILE_ARG,
-    JSON_OPT,
-    LOGS_OPT,
-    TRACE_ID_OPT,
-    VERBOSE_OPT,
-    format_option,
+from agentbisect.bisect.options import DEFAULTS as D
+from agentbisect.cli.table import (
+    FILE,
+    FORCE,
+    JSON,
+    LOGS,
+    OUTPUT,
+    TRACE_ID,
+    VERBOSE,
+    CommandSpec,
+    Opt,
+    format_opt,
 )
-from agentbisect.cli.output import FORCE_OPT, OUTPUT_OPT
-from agentbisect.commands import bisect as body
-from agentbisect.commands.bisect import (
-    DEFAULT_FLIP_THRESHOLD,
-    DEFAULT_KEEP_PROB,
-    DEFAULT_MASKS,
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_NODES,
-    DEFAULT_MAX_SUSPECTS,
-    Attribution,
-    AttributionScore,
-    Ranking,
-    Scorer,
-)
+from agentbisect.core.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
 
-@app.command("bisect")
-@guarded
-def bisect(
-    file: str = FILE_ARG,
-    at_step: str | None = typer.Option(
-        None,
+class Attribution(StrEnum):
+    surrogate = "surrogate"
+
+
+class AttributionScore(StrEnum):
+    flip = "flip"
+    similarity = "similarity"
+
+
+class Scorer(StrEnum):
+    semantic_alignment = "semantic-alignment"
+    lexical_overlap = "lexical-overlap"
+
+
+class Ranking(StrEnum):
+    evidence_first = "evidence-first"
+    upstream = "upstream"
+
+
+HELP = """Localize the context behind a wrong agent step (correlational; causal with --rerun).
+
+Ranks the context that flowed into the trigger step (tool results, injections, earlier
+steps) by a correlational proxy score; only --rerun verdicts are causal claims.
+
+Examples:
+
+\b
+  afp bisect run.json --at-llm -1                 # the last LLM call
+  afp bisect run.json --at-step call-llm#40 --format text
+  afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
+  afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
+"""
+
+RERUN = Opt(
+    "rerun",
+    "--rerun",
+    metavar="CMD",
+    help="Causal mode: run CMD once per probe and seed (split like a shell, run without one).",
+)
+UPSTREAM = Opt(
+    "upstream",
+    "--upstream",
+    kind=bool,
+    help="Exactly the upstream library's report: mock embedder, upstream ranking, its "
+    "honesty flags only, no afp fields.",
+)
+FAIL_ON = Opt(
+    "fail_on",
+    "--fail-on",
+    default=[],
+    metavar="FLAG",
+    multiple=True,
+    help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable.",
+)
+
+SPEC = CommandSpec(
+    "bisect",
+    HELP,
+    FILE,
+    Opt(
+        "at_step",
         "--at-step",
         metavar="STEP_ID",
         help="Trigger: the runtimeStageId of the step that went wrong (afp aggregate lists them).",
     ),
-    at_llm: int | None = typer.Option(
-        None, "--at-llm", metavar="N", help="Trigger: the N-th LLM call (0-based; -1 = the last)."
+    Opt(
+        "at_llm",
+        "--at-llm",
+        kind=int,
+        metavar="N",
+        help="Trigger: the N-th LLM call (0-based; -1 = the last).",
     ),
-    control_deps: str | None = typer.Option(
-        None,
+    Opt(
+        "control_deps",
         "--control-deps",
         metavar="FILE",
         help="JSON map runtimeStageId -> {deciderId, label?}: the decisions that routed each step.",
     ),
-    max_depth: int = typer.Option(
-        DEFAULT_MAX_DEPTH,
+    Opt(
+        "max_depth",
         "--max-depth",
+        kind=int,
+        default=D.max_depth,
         min=0,
         metavar="N",
         help="Slice budget: follow causes at most N hops back from the trigger.",
     ),
-    max_nodes: int = typer.Option(
-        DEFAULT_MAX_NODES,
+    Opt(
+        "max_nodes",
         "--max-nodes",
+        kind=int,
+        default=D.max_nodes,
         min=1,
         metavar="N",
         help="Slice budget: at most N steps in the backward slice.",
     ),
-    max_suspects: int = typer.Option(
-        DEFAULT_MAX_SUSPECTS,
+    Opt(
+        "max_suspects",
         "--max-suspects",
+        kind=int,
+        default=D.max_suspects,
         min=0,
         metavar="N",
         help="Report at most N suspects (content-backed ones are kept before structure-only).",
     ),
-    embedder: str | None = typer.Option(
-        None,
+    Opt(
+        "embedder",
         "--embedder",
         metavar="mock|wordllama|cmd:COMMAND",
         help="Text embedder for content scores (cmd: JSON texts on stdin, one vector each on "
         "stdout). Default: wordllama when the embed extra is installed, else mock.",
     ),
-    ranking: Ranking | None = typer.Option(
-        None,
+    Opt(
+        "ranking",
         "--ranking",
+        kind=Ranking,
         help="evidence-first (default: suspects whose own text backs the answer first) or "
         "upstream (path × semantic score).",
     ),
-    expected: str | None = typer.Option(
-        None,
+    Opt(
+        "expected",
         "--expected",
         metavar="TEXT|@FILE",
         help="The right answer: evidence scores become contrastive (what the two answers "
         "disagree on).",
     ),
-    no_cache: bool = typer.Option(
-        False, "--no-cache", help="Neither read nor write the on-disk vector cache."
+    Opt(
+        "no_cache",
+        "--no-cache",
+        kind=bool,
+        help="Neither read nor write the on-disk vector cache.",
     ),
-    scorer: Scorer = typer.Option(
-        Scorer.semantic_alignment, "--scorer", help="How suspects' content is scored."
+    Opt(
+        "scorer",
+        "--scorer",
+        kind=Scorer,
+        default=Scorer(D.scorer),
+        help="How suspects' content is scored.",
     ),
-    rerun: str | None = typer.Option(
-        None,
-        "--rerun",
-        metavar="CMD",
-        help="Causal mode: run CMD once per probe and seed (split like a shell, run without one).",
+    RERUN,
+    Opt(
+        "samples",
+        "--samples",
+        kind=int,
+        default=D.samples,
+        min=2,
+        metavar="N",
+        help="Seeded reruns per probe.",
     ),
-    samples: int = typer.Option(
-        3, "--samples", min=2, metavar="N", help="Seeded reruns per probe."
-    ),
-    original_output: str | None = typer.Option(
-        None,
+    Opt(
+        "original_output",
         "--original-output",
         metavar="TEXT|@FILE",
         help="The wrong answer to compare reruns with; default: the run's final answer.",
     ),
-    comparator: str = typer.Option(
-        "similarity",
+    Opt(
+        "comparator",
         "--comparator",
+        default=D.comparator,
         metavar="similarity|contains:WORD|regex:PATTERN",
         help="When a rerun's answer counts as changed.",
     ),
-    flip_threshold: float = typer.Option(
-        DEFAULT_FLIP_THRESHOLD,
+    Opt(
+        "flip_threshold",
         "--flip-threshold",
+        kind=float,
+        default=D.flip_threshold,
         metavar="R",
         help="similarity comparator: an answer less similar than R to the original flipped.",
     ),
-    max_ablations: int = typer.Option(
-        5, "--max-ablations", min=0, metavar="N", help="Rerun-test at most the top N suspects."
+    Opt(
+        "max_ablations",
+        "--max-ablations",
+        kind=int,
+        default=D.max_ablations,
+        min=0,
+        metavar="N",
+        help="Rerun-test at most the top N suspects.",
     ),
-    culprits: bool = typer.Option(
-        False, "--culprits", help="Also search for the set of suspects that together flip it."
+    Opt(
+        "culprits",
+        "--culprits",
+        kind=bool,
+        help="Also search for the set of suspects that together flip it.",
     ),
-    missing_context: str | None = typer.Option(
-        None,
+    Opt(
+        "missing_context",
         "--missing-context",
         metavar="FILE",
         help='JSON {"available": [{id, content?}], "sent": [{id}]}: test what was never sent.',
     ),
-    jobs: int = typer.Option(1, "--jobs", min=1, metavar="N", help="Parallel reruns per probe."),
-    rerun_timeout: float = typer.Option(
-        300.0,
+    Opt(
+        "jobs",
+        "--jobs",
+        kind=int,
+        default=D.jobs,
+        min=1,
+        metavar="N",
+        help="Parallel reruns per probe.",
+    ),
+    Opt(
+        "rerun_timeout",
         "--rerun-timeout",
+        kind=float,
+        default=D.rerun_timeout,
         min=0.001,
         metavar="SECONDS",
         help="Kill a rerun (and its process group) after SECONDS.",
     ),
-    attribution: Attribution | None = typer.Option(
-        None,
+    Opt(
+        "attribution",
         "--attribution",
-        help=(
-            "surrogate: rerun once per random ablation mask and fit a sparse linear model; "
-            "a weight per source, sets that act together (needs --rerun; not with --upstream)."
-        ),
+        kind=Attribution,
+        help="surrogate: rerun once per random ablation mask and fit a sparse linear model; "
+        f"a weight per source, sets that act together (needs {RERUN.flag}; not with "
+        f"{UPSTREAM.flag}).",
     ),
-    masks: int = typer.Option(
-        DEFAULT_MASKS,
+    Opt(
+        "masks",
         "--masks",
+        kind=int,
+        default=D.masks,
         min=10,
         metavar="N",
         help="Ablation masks (= reruns) for the surrogate.",
     ),
-    keep_prob: float = typer.Option(
-        DEFAULT_KEEP_PROB,
+    Opt(
+        "keep_prob",
         "--keep-prob",
+        kind=float,
+        default=D.keep_prob,
         metavar="P",
         help="Chance each source is kept in a mask (0 < P < 1).",
     ),
-    mask_seed: int = typer.Option(0, "--mask-seed", metavar="SEED", help="Seed of the mask draw."),
-    attribution_score: AttributionScore = typer.Option(
-        AttributionScore.flip,
+    Opt(
+        "mask_seed",
+        "--mask-seed",
+        kind=int,
+        default=D.mask_seed,
+        metavar="SEED",
+        help="Seed of the mask draw.",
+    ),
+    Opt(
+        "attribution_score",
         "--attribution-score",
+        kind=AttributionScore,
+        default=AttributionScore(D.attribution_score),
         help="What the surrogate fits: flip (the comparator, 0/1) or similarity (1 − cosine).",
     ),
-    fmt: BisectFormat | None = format_option(
+    format_opt(
         BisectFormat,
         "table (default), json, text (upstream's plain-text rendering), or html (a "
         "self-contained page; with -o).",
     ),
-    output: str | None = OUTPUT_OPT,
-    force: bool = FORCE_OPT,
-    as_json: bool = JSON_OPT,
-    upstream: bool = typer.Option(
-        False,
-        "--upstream",
-        help="Exactly the upstream library's report: mock embedder, upstream ranking, its "
-        "honesty flags only, no afp fields.",
-    ),
-    verbose: bool = VERBOSE_OPT,
-    fail_on: list[str] = typer.Option(
-        [],
-        "--fail-on",
-        metavar="FLAG",
-        help="Exit 1 when this honesty flag (or 'any') is raised. Repeatable.",
-    ),
-    trace_id: str | None = TRACE_ID_OPT,
-    logs: list[str] | None = LOGS_OPT,
+    OUTPUT,
+    FORCE,
+    JSON,
+    UPSTREAM,
+    VERBOSE,
+    FAIL_ON,
+    TRACE_ID,
+    LOGS,
+)
+
+
+def run(
+    *,
+    file: str,
+    at_step: str | None,
+    at_llm: int | None,
+    control_deps: str | None,
+    max_depth: int,
+    max_nodes: int,
+    max_suspects: int,
+    embedder: str | None,
+    ranking: Ranking | None,
+    expected: str | None,
+    no_cache: bool,
+    scorer: Scorer,
+    rerun: str | None,
+    samples: int,
+    original_output: str | None,
+    comparator: str,
+    flip_threshold: float,
+    max_ablations: int,
+    culprits: bool,
+    missing_context: str | None,
+    jobs: int,
+    rerun_timeout: float,
+    attribution: Attribution | None,
+    masks: int,
+    keep_prob: float,
+    mask_seed: int,
+    attribution_score: AttributionScore,
+    fmt: BisectFormat | None,
+    output: str | None,
+    force: bool,
+    as_json: bool,
+    upstream: bool,
+    verbose: bool,
+    fail_on: list[str],
+    trace_id: str | None,
+    logs: list[str] | None,
 ) -> None:
-    """Localize the context behind a wrong agent step (correlational; causal with --rerun).
+    from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
+    from agentbisect.cli.common import import_options, load_run, pick_json_format
+    from agentbisect.cli.output import check_output, emit
+    from agentbisect.render.progress import rerun_progress
 
-    Ranks the context that flowed into the trigger step (tool results, injections, earlier
-    steps) by a correlational proxy score; only --rerun verdicts are causal claims.
-
-    Examples:
-
-    \b
-      afp bisect run.json --at-llm -1                 # the last LLM call
-      afp bisect run.json --at-step call-llm#40 --format text
-      afp bisect run.json --at-llm -1 --json --fail-on slice-truncated
-      afp bisect run.json --at-step call-llm#40 --rerun './replay.sh' --comparator contains:refund
-    """
-    # The parameters are exactly the body's keyword arguments.
-    body.run(**locals())
+    name = pick_json_format(fmt, as_json)
+    opts = BisectOptions(
+        at_step=at_step,
+        at_llm=at_llm,
+        control_deps=control_deps,
+        max_depth=max_depth,
+        max_nodes=max_nodes,
+        max_suspects=max_suspects,
+        scorer=scorer.value,
+        rerun=rerun,
+        samples=samples,
+        original_output=original_output,
+        comparator=comparator,
+        flip_threshold=flip_threshold,
+        max_ablations=max_ablations,
+        culprits=culprits,
+        missing_context=missing_context,
+        jobs=jobs,
+        rerun_timeout=rerun_timeout,
+        upstream=upstream,
+        fail_on=fail_on,
+        attribution=attribution.value if attribution is not None else None,
+        masks=masks,
+        keep_prob=keep_prob,
+        mask_seed=mask_seed,
+        attribution_score=attribution_score.value,
+        embedder=embedder,
+        ranking=ranking.value if ranking is not None else None,
+        expected=expected,
+        no_cache=no_cache,
+    )
+    check_options(opts)
+    check_output(output, force, [file])
+    run = load_run(file, verbose, import_options(trace_id, logs))
+    # The bar's totals come from bisect_run's plan, exact before each phase's first rerun.
+    with rerun_progress(enabled=rerun is not None) as bar:
+        on_call, on_plan = (bar.call, bar.plan) if bar is not None else (None, None)
+        result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan, overview=name == "html")
+    del run  # only the HTML page reads the run again (see cli/aggregate.py)
+    emit(name, result, output, force)
+    if fail_on:
+        raised = [f.flag for f in result.report.honestyFlags]
+        hit = sorted({f for f in raised if "any" in fail_on or f in fail_on})
+        if hit:
+            raise GateTripped(
+                f"gate tripped ({FAIL_ON.flag}): honesty flag(s) raised: {', '.join(hit)}"
+            )

@@ -1,23 +1,28 @@
-"""``afp record``: make a canonical recording from a capture or re-project an existing one.
-
-This module declares the options for typer; the body is ``agentbisect.commands.record.run``.
-"""
+"""``afp record``: make a canonical recording from a capture or re-project an existing one; its
+option table and body."""
 
 from __future__ import annotations
 
-import typer
+from enum import StrEnum
 
-from agentbisect.cli.app import app, guarded
-from agentbisect.cli.options import (
-    JSON_OPT,
-    LOGS_OPT,
-    TRACE_ID_OPT,
-    VERBOSE_OPT,
-    format_option,
+from agentbisect.cli.table import (
+    JSON,
+    LOGS,
+    TRACE_ID,
+    VERBOSE,
+    Arg,
+    CommandSpec,
+    Opt,
+    format_opt,
 )
-from agentbisect.commands import record as body
-from agentbisect.commands.record import DEFAULT_MAX_EVENTS, Detail
+from agentbisect.model.record import DEFAULT_MAX_EVENTS
 from agentbisect.render.formats import SummaryFormat
+
+
+class Detail(StrEnum):
+    full = "full"
+    lean = "lean"
+
 
 HELP = """Write a canonical recording from a JSON Lines capture or any recording afp reads.
 
@@ -64,42 +69,86 @@ Examples:
   afp record run.json -o out.json --force --format json | jq .honestyFlags
 """
 
-
-@app.command("record", help=HELP)
-@guarded
-def record_command(
-    input_path: str = typer.Argument(
-        ...,
-        metavar="INPUT",
-        help="Capture (.jsonl), recording, OpenTelemetry trace or chat transcript; - for stdin.",
+SPEC = CommandSpec(
+    "record",
+    HELP,
+    Arg(
+        "input_path",
+        "INPUT",
+        "Capture (.jsonl), recording, OpenTelemetry trace or chat transcript; - for stdin.",
     ),
-    output: str = typer.Option(
-        ..., "-o", "--output", metavar="FILE", help="File to write (.gz compresses)."
+    Opt(
+        "output",
+        "-o",
+        "--output",
+        metavar="FILE",
+        required=True,
+        help="File to write (.gz compresses).",
     ),
-    detail: Detail = typer.Option(
-        Detail.full, "--detail", help="full: domain events with content; lean: without content."
+    Opt(
+        "detail",
+        "--detail",
+        kind=Detail,
+        default=Detail.full,
+        help="full: domain events with content; lean: without content.",
     ),
-    keep_embeddings: bool = typer.Option(
-        False,
+    Opt(
+        "keep_embeddings",
         "--keep-embeddings",
+        kind=bool,
         help="Keep raw embedding vectors (default: replace them with {dims, norm}).",
     ),
-    max_events: int = typer.Option(
-        DEFAULT_MAX_EVENTS,
+    Opt(
+        "max_events",
         "--max-events",
+        kind=int,
+        default=DEFAULT_MAX_EVENTS,
         min=1,
         metavar="N",
         help="Keep at most N typed events (a whole number ≥ 1), dropping the oldest.",
     ),
-    gzip: bool = typer.Option(False, "--gzip", help="gzip the output (also implied by .gz)."),
-    force: bool = typer.Option(False, "--force", help="Overwrite an existing OUTPUT."),
-    fmt: SummaryFormat | None = format_option(
-        SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."
-    ),
-    as_json: bool = JSON_OPT,
-    verbose: bool = VERBOSE_OPT,
-    trace_id: str | None = TRACE_ID_OPT,
-    logs: list[str] | None = LOGS_OPT,
+    Opt("gzip", "--gzip", kind=bool, help="gzip the output (also implied by .gz)."),
+    Opt("force", "--force", kind=bool, help="Overwrite an existing OUTPUT."),
+    format_opt(SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."),
+    JSON,
+    VERBOSE,
+    TRACE_ID,
+    LOGS,
+)
+
+
+def run(
+    *,
+    input_path: str,
+    output: str,
+    detail: Detail,
+    keep_embeddings: bool,
+    max_events: int,
+    gzip: bool,
+    force: bool,
+    fmt: SummaryFormat | None,
+    as_json: bool,
+    verbose: bool,
+    trace_id: str | None,
+    logs: list[str] | None,
 ) -> None:
-    # The parameters are exactly the body's keyword arguments.
-    body.run(**locals())
+    from agentbisect.analyses.record import record_file
+    from agentbisect.cli.common import import_options, pick_json_format
+    from agentbisect.render import get_renderer
+
+    name = pick_json_format(fmt, as_json)
+    summary = record_file(
+        input_path,
+        output,
+        detail=detail.value,
+        keep_embeddings=keep_embeddings,
+        max_events=max_events,
+        gzip=True if gzip else None,
+        force=force,
+        options=import_options(trace_id, logs),
+    )
+    get_renderer(name).render(summary)
+    if verbose:
+        from agentbisect.cli.common import say
+
+        say(f"read {summary.bytes_in:,} bytes as {summary.shape_in}; wrote {summary.bytes_out:,}")

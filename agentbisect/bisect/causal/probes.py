@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from msgspec import UNSET, Struct, field
 
 from agentbisect.bisect.embed.vectors import Embedder, cosine
+from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
 from agentbisect.core.js import to_fixed
 from agentbisect.results.bisect import suspect_label
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 DEFAULT_SAMPLES = 3
-DEFAULT_FLIP_THRESHOLD = 0.8
+DEFAULT_FLIP_THRESHOLD = DEFAULTS.flip_threshold
 DEFAULT_MAX_ABLATIONS = 5
 DEFAULT_MAX_CANDIDATES = 5
 MAX_PROBES = 24

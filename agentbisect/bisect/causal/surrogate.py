@@ -35,6 +35,7 @@ from agentbisect.bisect.causal.probes import (
     sample_count,
 )
 from agentbisect.bisect.embed.vectors import Embedder, cosine
+from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.core.js import js_stringify
@@ -68,8 +69,8 @@ __all__ = [
 # 64 masks: ContextCite reports 32–64 random ablations are enough for contexts of dozens of
 # sources, and benchmarks/surrogate_bench.py finds that for 30 sources 64 masks put the culprit(s)
 # first in every trial of the clean, OR, AND and 10 %-noise cases (see the note for the figures).
-DEFAULT_MASKS = 64
-DEFAULT_KEEP_PROB = 0.5
+DEFAULT_MASKS = DEFAULTS.masks
+DEFAULT_KEEP_PROB = DEFAULTS.keep_prob
 MIN_MASKS = 2 * DEFAULT_FOLDS  # k-fold CV needs at least two masks per fold
 SET_SEARCH_SIZE = 6  # the multi-culprit search runs over this many top-weighted sources
 # The fit is judged by R² of out-of-fold predictions (k-fold CV over the masks): below this the

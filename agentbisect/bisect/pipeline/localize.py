@@ -18,6 +18,7 @@ from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder, EmbeddingCache, MockEmbedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.evidence.rank import RANKINGS, evidence_first
+from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
 from agentbisect.bisect.pipeline.paths import path_scores
@@ -51,7 +52,12 @@ MOCK_FLAG_NOTE = (
     "the embed extra (pip install 'agentbisect[embed]') or pass --embedder"
 )
 
-DEFAULTS = {"maxDepth": 12, "maxNodes": 80, "maxSuspects": 12, "maxTextChars": 2000}
+DEFAULTS = {
+    "maxDepth": D.max_depth,
+    "maxNodes": D.max_nodes,
+    "maxSuspects": D.max_suspects,
+    "maxTextChars": D.max_text_chars,
+}
 
 SCORERS: dict[str, ScorerFn] = {
     "semantic-alignment": score_influence,

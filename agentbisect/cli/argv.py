@@ -2,7 +2,7 @@
 
 ``parse`` answers only what it fully recognizes — a known command, its known options as
 ``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, one positional argument, plain values
-(see ``spec``) — exactly as click and typer would read it. Anything else (help, completion,
+(see ``table``) — exactly as click and typer would read it. Anything else (help, completion,
 ``--version``, ``--``, bundled short flags, an unknown option, a missing or malformed value, a
 missing argument or required option) gives ``None``: the caller hands the command line to the
 typer app, whose messages and exit codes are then the only ones a user ever sees.
@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from agentbisect.commands.spec import NO, CommandSpec
-
-VERBOSE_FLAGS = ("-v", "--verbose")
+from agentbisect.cli.table import NO, VERBOSE, CommandSpec
 
 
 def hoist(args: list[str], commands: Collection[str]) -> list[str]:
@@ -28,9 +26,9 @@ def hoist(args: list[str], commands: Collection[str]) -> list[str]:
     at = next((i for i, a in enumerate(head) if a in commands), None)
     if at is not None:
         before = head[:at]
-        verbose = [a for a in before if a in VERBOSE_FLAGS]
+        verbose = [a for a in before if a in VERBOSE.flags]
         if verbose:
-            rest = [a for a in before if a not in VERBOSE_FLAGS]
+            rest = [a for a in before if a not in VERBOSE.flags]
             head = [*rest, head[at], *verbose, *head[at + 1 :]]
     return head + tail
 

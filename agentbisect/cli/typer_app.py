@@ -1,11 +1,12 @@
-"""The typer application object, global options, and the one place errors become exit codes."""
+"""The typer app, built from the commands' option tables (``cli/<command>.py: SPEC``), its global
+options, and usage errors as one line and exit code 2 (a command's own errors: ``flow.call``)."""
 
 from __future__ import annotations
 
-import functools
+import inspect
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -15,9 +16,9 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from agentbisect.cli import fastparams
-from agentbisect.commands import MODULES, flow
-from agentbisect.commands.argv import hoist
+from agentbisect.cli import MODULES, body_of, flow, spec_of
+from agentbisect.cli.argv import hoist
+from agentbisect.cli.table import Arg, CommandSpec, Opt
 from agentbisect.core.signals import Terminated, raising_on_termination
 from agentbisect.render.console import silence_stdout
 
@@ -70,8 +71,6 @@ class AfpGroup(TyperGroup):
         return hoist(args, MODULES)
 
 
-fastparams.install()
-
 app = typer.Typer(
     cls=AfpGroup,
     name="afp",
@@ -111,21 +110,45 @@ def _root(
     flow.state.debug = debug
 
 
-F = TypeVar("F", bound=Callable[..., Any])
+def _parameter(row: Arg | Opt) -> inspect.Parameter:
+    """One row as the typer parameter it declares (annotation and ``typer.Argument``/``Option``)."""
+    kind: Any = list[str] if isinstance(row, Opt) and row.multiple else getattr(row, "kind", str)
+    default = ... if row.required else row.default
+    info: Any
+    if isinstance(row, Arg):
+        info = typer.Argument(default, metavar=row.metavar, help=row.help)
+    else:
+        info = typer.Option(
+            default,
+            *row.flags,
+            metavar=row.metavar,
+            min=row.min,
+            max=row.max,
+            case_sensitive=row.case_sensitive,
+            help=row.help,
+        )
+    annotation = kind | None if default is None else kind
+    return inspect.Parameter(
+        row.name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation
+    )
 
 
-def guarded(fn: F) -> F:
-    """Wrap a command so that our errors print one line and exit with their code
-    (``commands.flow.call``, the mapping the fast front end uses too).
+def command_of(spec: CommandSpec, body: Callable[..., Any]) -> Callable[..., None]:
+    """The typer callback of a command: ``spec``'s rows as its parameters, calling ``body`` with
+    them under ``flow.call`` (the error mapping the fast front end uses too)."""
 
-    Tests drive commands through typer's CliRunner, so the mapping lives here (in every command)
-    rather than around ``app()`` in ``main``.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        code = flow.call(functools.partial(fn, *args), kwargs)
+    def command(**kwargs: Any) -> None:
+        code = flow.call(body, kwargs)
         if code:
             raise typer.Exit(code)
 
-    return wrapper  # type: ignore[return-value]
+    rows: list[Arg | Opt] = [spec.arg, *spec.options]
+    params = [_parameter(row) for row in rows]
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
+
+
+for _name in MODULES:
+    _spec = spec_of(_name)
+    app.command(_name, help=_spec.help)(command_of(_spec, body_of(_name)))

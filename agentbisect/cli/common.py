@@ -7,6 +7,7 @@ import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from agentbisect.cli.table import FORMAT_FLAGS, JSON
 from agentbisect.core.errors import UsageError
 from agentbisect.render.safetext import clean
 
@@ -52,7 +53,7 @@ def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
 def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str) -> str:
     """The format name from ``--format`` or one shorthand flag (``--json``), never both."""
     if fmt is not None and shorthand is not None and fmt.value != shorthand:
-        raise UsageError(f"give --format or {flag}, not both")
+        raise UsageError(f"give {FORMAT_FLAGS[0]} or {flag}, not both")
     if fmt is not None:
         return str(fmt.value)
     return shorthand if shorthand is not None else default
@@ -60,4 +61,4 @@ def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str
 
 def pick_json_format(fmt: Enum | None, as_json: bool) -> str:
     """``pick_format`` for the commands whose only shorthand is ``--json`` and default ``table``."""
-    return pick_format(fmt, "json" if as_json else None, "--json", "table")
+    return pick_format(fmt, "json" if as_json else None, JSON.flag, "table")

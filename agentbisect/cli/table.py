@@ -1,9 +1,7 @@
-"""The option table of a command, without typer: what the fast front end parses argv with.
-
-Each command module in this package declares its parameters once more as ``Arg``/``Opt`` rows
-(name, flags, value type, default, bounds, choices); ``cli/<command>.py`` declares them for typer
-with their help. ``tests/test_fast_cli.py`` holds the two equal: every row against typer's real
-click parameter, and random valid command lines through both parsers to the same call.
+"""A command's option table: each parameter declared once, as an ``Arg``/``Opt`` row (name,
+flags, value type, default, bounds, choices, metavar, help). The fast front end parses argv with
+it (``argv.parse``); ``app.command_of`` builds the typer command from the same rows. It imports
+no CLI framework, so an ordinary command line never loads typer.
 
 The value rules are typer's for the plain values they accept (a string; a decimal integer or
 float within ``min``/``max``; an Enum member named exactly, or case-insensitively for
@@ -50,11 +48,12 @@ def number(kind: type, value: str, lo: float | None, hi: float | None) -> Any:
 class Arg:
     """The positional argument (each command has at most one)."""
 
-    __slots__ = ("default", "metavar", "name", "required")
+    __slots__ = ("default", "help", "metavar", "name", "required")
 
-    def __init__(self, name: str, metavar: str, *, required: bool = True) -> None:
+    def __init__(self, name: str, metavar: str, help: str, *, required: bool = True) -> None:
         self.name = name
         self.metavar = metavar
+        self.help = help
         self.required = required
         self.default = None
 
@@ -66,6 +65,7 @@ class Opt:
         "case_sensitive",
         "default",
         "flags",
+        "help",
         "kind",
         "max",
         "metavar",
@@ -79,6 +79,7 @@ class Opt:
         self,
         name: str,
         *flags: str,
+        help: str,
         kind: Any = str,
         default: Any = None,
         metavar: str | None = None,
@@ -90,6 +91,7 @@ class Opt:
     ) -> None:
         self.name = name
         self.flags = flags
+        self.help = help
         self.kind = kind
         self.default = False if kind is bool else default
         self.metavar = metavar
@@ -98,6 +100,11 @@ class Opt:
         self.multiple = multiple
         self.required = required
         self.case_sensitive = case_sensitive
+
+    @property
+    def flag(self) -> str:
+        """The option's long spelling, for messages that name it."""
+        return next(f for f in self.flags if f.startswith("--"))
 
     def value(self, text: str) -> Any:
         """The option's value for ``text`` as typer would pass it, or ``NO``."""
@@ -108,33 +115,64 @@ class Opt:
         return choice(self.kind, self.case_sensitive, text)
 
 
-def format_opt(enum: type[Enum]) -> Opt:
-    """``--format/-f``, as ``cli.options.format_option`` declares it."""
-    return Opt("fmt", "--format", "-f", kind=enum, case_sensitive=False)
+FORMAT_FLAGS = ("--format", "-f")
 
 
-def file_arg() -> Arg:
-    return Arg("file", "FILE")
+def format_opt(enum: type[Enum], formats: str) -> Opt:
+    """``--format/-f`` choosing among ``enum``'s members (``formats`` says which is the default)."""
+    return Opt(
+        "fmt", *FORMAT_FLAGS, kind=enum, case_sensitive=False, help=f"Output format. {formats}"
+    )
 
 
-JSON = Opt("as_json", "--json", kind=bool)
-VERBOSE = Opt("verbose", "--verbose", "-v", kind=bool)
-TRACE_ID = Opt("trace_id", "--trace-id", metavar="TRACE_ID")
-LOGS = Opt("logs", "--logs", metavar="FILE", multiple=True)
-OUTPUT = Opt("output", "-o", "--output", metavar="FILE")
-FORCE = Opt("force", "--force", kind=bool)
+# ``aggregate`` and ``genui-stats`` offer the same three formats with the same help.
+REPORT_FORMATS = "table (default), json, or html (a self-contained page; with -o)."
+
+FILE = Arg("file", "FILE", "Recording file (JSON or gzip JSON), or - for stdin.")
+JSON = Opt("as_json", "--json", kind=bool, help=f"Shorthand for {FORMAT_FLAGS[0]} json.")
+VERBOSE = Opt("verbose", "--verbose", "-v", kind=bool, help="Say which shape was read, on stderr.")
+TRACE_ID = Opt(
+    "trace_id",
+    "--trace-id",
+    metavar="TRACE_ID",
+    help="OpenTelemetry input holding several traces: analyse this one (default: the trace whose "
+    "root span ended last).",
+)
+LOGS = Opt(
+    "logs",
+    "--logs",
+    metavar="FILE",
+    multiple=True,
+    help="OpenTelemetry log records (OTLP/JSON) exported to another file; joined to their spans "
+    "by trace and span id. Repeatable.",
+)
+OUTPUT = Opt(
+    "output",
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write the report to FILE (atomically) instead of stdout.",
+)
+FORCE = Opt("force", "--force", kind=bool, help="With -o: replace an existing regular file.")
 
 
 class CommandSpec:
-    """A command's name, its positional argument and its options, in declaration order."""
+    """A command's name, help, its positional argument and its options, in declaration order
+    (the order of ``--help`` and of the body's keyword arguments)."""
 
-    __slots__ = ("arg", "by_flag", "name", "options")
+    __slots__ = ("arg", "by_flag", "by_name", "help", "name", "options")
 
-    def __init__(self, name: str, arg: Arg, *options: Opt) -> None:
+    def __init__(self, name: str, help: str, arg: Arg, *options: Opt) -> None:
         self.name = name
+        self.help = help
         self.arg = arg
         self.options = options
         self.by_flag = {flag: opt for opt in options for flag in opt.flags}
+        self.by_name = {opt.name: opt for opt in options}
+
+    def flag(self, name: str) -> str:
+        """The long flag of the option whose parameter is ``name`` (for messages)."""
+        return self.by_name[name].flag
 
     def defaults(self) -> dict[str, Any]:
         """The keyword values of a call that gives no option (typer's values for absent ones)."""

@@ -2,7 +2,7 @@
 
 ``call`` runs a command body: our error family prints one line and exits with its code, a closed
 pipe is a quiet 0, Ctrl-C is 130, anything else is an "internal error" line (a traceback too
-with ``--debug``) and 2. ``cli.app.guarded`` wraps it for typer; ``commands.main`` calls it
+with ``--debug``) and 2. ``cli.typer_app.command_of`` wraps it for typer; ``cli.fast`` calls it
 directly.
 """
 

@@ -14,9 +14,9 @@ import gc
 import os
 import sys
 
-from agentbisect.commands import MODULES, body_of, spec_of
-from agentbisect.commands.argv import parse
-from agentbisect.commands.flow import call, state
+from agentbisect.cli import MODULES, body_of, spec_of
+from agentbisect.cli.argv import parse
+from agentbisect.cli.flow import call, state
 
 # click's shell-completion request: `_AFP_COMPLETE=… afp` (the program name is always afp).
 COMPLETE_VAR = "_AFP_COMPLETE"
