@@ -166,6 +166,26 @@ def process_alive(pid: int) -> bool:
         return False
 
 
+_SESSION_CACHE: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test module is imported (some copy ``os.environ`` at import time) and before
+    module-scoped fixtures start processes, point the vector cache at a directory of this process
+    (each xdist worker has its own), so nothing reaches the user's ``~/.cache``."""
+    import tempfile
+
+    _SESSION_CACHE.append(tempfile.mkdtemp(prefix="afp-test-cache-"))
+    os.environ["XDG_CACHE_HOME"] = _SESSION_CACHE[-1]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    while _SESSION_CACHE:
+        shutil.rmtree(_SESSION_CACHE.pop(), ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def _private_vector_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentbisect.cli import app
-from tests.conftest import afp_proc
+from tests.conftest import ROOT, afp_proc
 from tests.helpers import expected, ordered, recording
 
 runner = CliRunner()
@@ -176,13 +177,15 @@ def test_real_afp_console_script_runs() -> None:
     exe = shutil.which("afp")
     if exe is None:
         pytest.skip("afp console script not on PATH")
+    # The script may belong to another checkout's install: PYTHONPATH makes it run this tree.
     res = subprocess.run(
         [exe, "events", recording("planted-fact"), "--type", "tool.*"],
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert res.returncode == 0
+    assert res.returncode == 0, res.stderr
     assert [json.loads(x)["type"] for x in res.stdout.splitlines()] == ["tool.start", "tool.end"]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from agentbisect.importers.opentelemetry.traces import import_trace
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis
-from tests.conftest import FIXTURES, afp_proc
+from tests.conftest import FIXTURES, afp_proc, cli
 
 OTEL = FIXTURES / "otel"
 TRUTHS = sorted(t for t in OTEL.glob("*.truth.json") if "traces" in json.loads(t.read_text()))
@@ -207,7 +207,9 @@ def test_planted_source_is_a_suspect_with_a_correct_evidence_path(
 
 @pytest.mark.parametrize(("truth_path", "name"), CASES, ids=[n for _, n in CASES])
 def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: Path) -> None:
-    """``afp aggregate``/``bisect`` on the trace give what they give on the synthesized recording."""
+    """``afp aggregate``/``bisect`` on the trace give what they give on the synthesized recording.
+    The bisect of the trace runs as a real process; the aggregate and the reference bisect of the
+    synthesized recording run in process (the same command, without two more start-ups)."""
     truth = _truth(truth_path)
     logs = (
         []
@@ -220,8 +222,8 @@ def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: 
         ]
     )
     t = _chosen(truth)
-    agg = afp_proc("aggregate", str(OTEL / name), "--json", *logs)
-    assert agg.returncode == 0, agg.stderr
+    agg = cli("aggregate", str(OTEL / name), "--json", *logs)
+    assert agg.exit_code == 0, agg.stderr
     run = json.loads(agg.stdout)["run"]
     assert run["llmCalls"] == t["counts"]["llm_calls"]
     assert run["toolCalls"] == t["counts"]["tool_calls"]
@@ -232,8 +234,8 @@ def test_afp_opens_the_trace_file_itself(truth_path: Path, name: str, tmp_path: 
     rec = tmp_path / "run.json"
     rec.write_bytes(msgspec.json.encode(_import(truth, name).recording))
     direct = afp_proc("bisect", str(OTEL / name), "--at-llm", "-1", "--json", *logs)
-    via = afp_proc("bisect", str(rec), "--at-llm", "-1", "--json")
-    assert direct.returncode == via.returncode == 0
+    via = cli("bisect", str(rec), "--at-llm", "-1", "--json")
+    assert direct.returncode == via.exit_code == 0, (direct.stderr, via.stderr)
     assert json.loads(direct.stdout) == json.loads(via.stdout)
 
 

@@ -4,6 +4,7 @@ fake rerun command (tests/fake_rerun.py) speaking the real rerun protocol."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -167,6 +168,7 @@ def test_real_subprocess_json_is_reproducible() -> None:
         "--json",
     ]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"]  # the test's cache, not ~/.cache
     first = subprocess.run(argv, capture_output=True, env=env, timeout=120)
     assert first.returncode == 0, first.stderr.decode()
     again = subprocess.run(argv, capture_output=True, env=env, timeout=120)
