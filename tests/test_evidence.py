@@ -11,14 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentbisect.bisect.embed.vectors import MockEmbedder, Vector
+from agentbisect.bisect.evidence.lexical import profile
 from agentbisect.bisect.evidence.rank import evidence_first
-from agentbisect.bisect.evidence.scorer import (
-    SIGNALS,
-    WEIGHTS,
-    EvidenceItem,
-    profile,
-    score_evidence,
-)
+from agentbisect.bisect.evidence.scorer import SIGNALS, WEIGHTS, EvidenceItem, score_evidence
 from agentbisect.bisect.evidence.text import own_text
 from agentbisect.bisect.pipeline.localize import localize
 from agentbisect.importers import load

@@ -309,7 +309,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
     if backed:
         lines.append(
             f"CONTENT-BACKED ({len(backed)}) — by evidence score, the weighted mean of its "
-            f"signals ({weights_note()}; how well its own text backs the answer):"
+            f"signals ({weights_note(r)}; how well its own text backs the answer):"
         )
     for i, s, v in backed:
         ev = s.evidence

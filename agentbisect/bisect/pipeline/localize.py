@@ -18,6 +18,7 @@ from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder, EmbeddingCache, MockEmbedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.evidence.rank import RANKINGS, evidence_first
+from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
 from agentbisect.bisect.pipeline.paths import path_scores
@@ -34,7 +35,6 @@ from agentbisect.results.report import (
     EvidenceSignals,
     Suspect,
     SuspectEvidence,
-    evidence_scoring,
 )
 
 if TYPE_CHECKING:
@@ -281,18 +281,10 @@ def _evidence_first(
     )
     for s, ev in zip(ordered, evidence, strict=True):
         if ev.score is not None and ev.text is not None:
-            sig = ev.score.signals
             s.evidence = SuspectEvidence(
                 text=ev.text[:EVIDENCE_TEXT_CHARS],
                 score=ev.score.score,
-                signals=EvidenceSignals(
-                    semantic=sig["semantic"],
-                    terms=sig["terms"],
-                    phrases=sig["phrases"],
-                    claims=sig["claims"],
-                    focus=sig["focus"],
-                    claimShape=sig["claimShape"],
-                ),
+                signals=EvidenceSignals(**ev.score.signals),
                 termsShared=ev.score.terms_shared,
             )
     return ordered
