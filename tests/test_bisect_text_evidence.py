@@ -61,7 +61,7 @@ def test_groups_said_and_signals_match_the_json() -> None:
         "correlational proxy):"
     )
     start = lines.index(next(x for x in lines if x.startswith("CONTENT-BACKED (6) — ")))
-    assert "(claims ×0, focus ×2;" in lines[start]  # the weights, as evidence.WEIGHTS has them
+    assert "(claims ×0, focus ×2;" in lines[start]  # the weights, as the signals register them
     split = lines.index(next(x for x in lines if x.startswith("STRUCTURE-ONLY (1) — ")))
     assert start == 6 and lines[split - 1] == ""
     heads = [x for x in lines if HEAD.match(x)]
