@@ -36,44 +36,9 @@ __all__ = [
 
 # auxiliaries that open a yes/no question
 _AUX = frozenset(
-    [
-        "is",
-        "are",
-        "am",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "shall",
-        "will",
-        "would",
-        "may",
-        "might",
-        "must",
-        "has",
-        "have",
-        "had",
-        "isn",
-        "aren",
-        "wasn",
-        "weren",
-        "don",
-        "doesn",
-        "didn",
-        "can't",
-        "cannot",
-        "couldn",
-        "shouldn",
-        "won",
-        "wouldn",
-        "hasn",
-        "haven",
-        "hadn",
-    ]
+    """is are am was were do does did can could should shall will would may might must has have
+    had isn aren wasn weren don doesn didn can't cannot couldn shouldn won wouldn hasn
+    haven hadn""".split()  # noqa: SIM905
 )
 _TIME_WH = (
     ("what", "time"),

@@ -54,18 +54,11 @@ _NUMBER_WORDS = {
     )
 }
 _NUMBER_WORDS.update(
-    {
-        "thirty": "30",
-        "forty": "40",
-        "fifty": "50",
-        "sixty": "60",
-        "seventy": "70",
-        "eighty": "80",
-        "ninety": "90",
-        "hundred": "100",
-        "thousand": "1000",
-        "million": "1000000",
-    }
+    re.findall(
+        r"(\w+):(\d+)",
+        "thirty:30 forty:40 fifty:50 sixty:60 seventy:70 eighty:80 ninety:90 hundred:100 "
+        "thousand:1000 million:1000000",
+    )
 )
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
