@@ -15,8 +15,8 @@ import pytest
 
 from agentbisect.bisect import control_deps_from_json, report_json
 from agentbisect.bisect.embed.vectors import MockEmbedder
-from agentbisect.bisect.pipeline import localize as afp_localize
 from agentbisect.bisect.pipeline.localize import TriggerError
+from agentbisect.bisect.pipeline.localize import localize as afp_localize
 from agentbisect.bisect.pipeline.slice import causal_chain
 from agentbisect.importers import load
 from agentbisect.model.run import Run

@@ -20,13 +20,15 @@ from agentbisect.core.js import to_fixed
 from agentbisect.render.html.bisect import SIGNALS as HTML_SIGNALS
 from agentbisect.render.safetext import scrub
 from agentbisect.render.text import SAID_WIDTH, said_text
-from agentbisect.results.report import EvidenceSignals, weights_note
+from agentbisect.results.report import EvidenceSignals
 from tests.conftest import MINI, PLANTED, ROOT, UPSTREAM, cli
 from tests.test_hardening_text import HOSTILE, _assert_safe
 
 CONTROL_DEPS = str(UPSTREAM / "planted-fact.control-deps.json")
 # The planted-fact run with its routing decisions: one suspect (the route) has no text of its own.
 HEAD = re.compile(r"^[ \d]\d\. \[")  # " 1. [kind 'id'] at …"
+# the weights as the reports state them: derived from the signals' registered weights
+WEIGHTS_NOTE = ", ".join(f"{k} ×{w:g}" for k, w in WEIGHTS.items() if w != 1.0)
 ROUTED = [str(PLANTED), "--at-step", "call-llm#40", "--control-deps", CONTROL_DEPS]
 
 
@@ -59,7 +61,7 @@ def test_groups_said_and_signals_match_the_json() -> None:
         "correlational proxy):"
     )
     start = lines.index(next(x for x in lines if x.startswith("CONTENT-BACKED (6) — ")))
-    assert "(claims ×0, focus ×2;" in lines[start]  # the weights, as evidence.WEIGHTS has them
+    assert "(claims ×0, focus ×2;" in lines[start]  # the weights, as the signals register them
     split = lines.index(next(x for x in lines if x.startswith("STRUCTURE-ONLY (1) — ")))
     assert start == 6 and lines[split - 1] == ""
     heads = [x for x in lines if HEAD.match(x)]
@@ -193,8 +195,7 @@ def test_causal_table_keeps_its_columns_readable_at_80_and_120() -> None:
 def test_text_and_html_state_the_weights_the_score_uses() -> None:
     # the weights note is derived from the weights the scorer uses, and both reports print it
     # beside the content-backed group (HTML also beside each score), escaped like any text
-    note = weights_note()
-    assert note == ", ".join(f"{k} ×{w:g}" for k, w in WEIGHTS.items() if w != 1.0)
+    note = WEIGHTS_NOTE
     assert note == "claims ×0, focus ×2"
     args = [*ROUTED, "--embedder", "mock"]
     text = _bisect(*args, "--format", "text").stdout
@@ -213,7 +214,7 @@ def test_the_terminal_table_names_all_six_signals_and_their_weights() -> None:
     assert all(len(x) <= 80 for x in res.stdout.splitlines())
     words = " ".join(res.stdout.split())
     names = ", ".join(EvidenceSignals.__struct_fields__)
-    assert f"the weighted mean of its signals ({names}; {weights_note()});" in words
+    assert f"the weighted mean of its signals ({names}; {WEIGHTS_NOTE});" in words
     assert "claim shape" not in words
 
 

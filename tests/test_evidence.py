@@ -11,14 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentbisect.bisect.embed.vectors import MockEmbedder, Vector
+from agentbisect.bisect.evidence.lexical import profile
 from agentbisect.bisect.evidence.rank import evidence_first
-from agentbisect.bisect.evidence.scorer import (
-    SIGNALS,
-    WEIGHTS,
-    EvidenceItem,
-    profile,
-    score_evidence,
-)
+from agentbisect.bisect.evidence.scorer import SIGNALS, WEIGHTS, EvidenceItem, score_evidence
 from agentbisect.bisect.evidence.text import own_text
 from agentbisect.bisect.pipeline.localize import localize
 from agentbisect.importers import load
@@ -212,3 +207,23 @@ def test_claim_shape_does_not_take_the_month_may_for_a_modal() -> None:
     assert out["festival"].signals["claimShape"] == 0.0
     assert out["launch"].signals["claimShape"] == 0.0
     assert out["permit"].signals["claimShape"] == 1.0
+
+
+def test_every_signal_module_is_registered_once_with_what_it_needs() -> None:
+    # a signal is one module plus its registry line: a module left out of the registry would
+    # never be scored, and texts it needs that no kind names would never be embedded
+    import sys
+
+    from agentbisect.bisect.evidence import signals
+    from agentbisect.bisect.evidence.signals.context import TEXT_KINDS
+
+    names = [s.name for s in signals.REGISTRY]
+    assert tuple(names) == SIGNALS and len(set(names)) == len(names)
+    modules = set()
+    for s in signals.REGISTRY:
+        mod = sys.modules[s.score.__module__]
+        assert mod.__doc__ and mod.SIGNAL is s, s.name
+        assert set(s.embeds) <= set(TEXT_KINDS) and 0 <= s.weight == WEIGHTS[s.name]
+        modules.add(mod.__name__.rsplit(".", 1)[1])
+    found = {p.stem for p in Path(signals.__file__).parent.glob("*.py")}
+    assert found - {"__init__", "context"} == modules

@@ -17,18 +17,10 @@ from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder, MockEmbedder, Vector
 from agentbisect.bisect.evidence import focus as focus_module
 from agentbisect.bisect.evidence.focus import content_words, question_focus, slot_values, time_keys
+from agentbisect.bisect.evidence.lexical import STOP, Corpus, profile, terms
 from agentbisect.bisect.evidence.rank import evidence_first
-from agentbisect.bisect.evidence.scorer import (
-    _STOP,
-    SIGNALS,
-    EvidenceItem,
-    _Corpus,
-    _focus_clauses,
-    _terms,
-    answer_texts,
-    profile,
-    score_evidence,
-)
+from agentbisect.bisect.evidence.scorer import SIGNALS, EvidenceItem, answer_texts, score_evidence
+from agentbisect.bisect.evidence.signals.focus import focus_clauses
 from agentbisect.bisect.pipeline.localize import localize
 from agentbisect.importers import load
 from agentbisect.model.run import Run
@@ -57,14 +49,14 @@ def mock_many(texts: list[str]) -> list[Vector]:
 
 
 def keys(text: str) -> list[str]:
-    return [t.key for t in _terms(text)]
+    return [t.key for t in terms(text)]
 
 
 # ---------------------------------------------------------------- the focus finder
 
 
 def test_which_x_asks_for_the_value_of_x() -> None:
-    f = question_focus("Which platform does the 08:12 to Bristol leave from?", _STOP)
+    f = question_focus("Which platform does the 08:12 to Bristol leave from?", STOP)
     assert f.kind == "value" and f.nouns == ("platform",)
     # the predicate is the lowercase content; the name and the time are entity details
     assert "platform" in f.predicate and "leave" in f.predicate
@@ -72,27 +64,27 @@ def test_which_x_asks_for_the_value_of_x() -> None:
 
 
 def test_what_time_asks_for_a_clock_time_and_how_many_for_a_count() -> None:
-    f = question_focus("What time can I check in at the hotel in Kyoto?", _STOP)
+    f = question_focus("What time can I check in at the hotel in Kyoto?", STOP)
     assert (f.kind, f.target) == ("time", "clock")
     assert {"check", "hotel"} <= set(f.predicate) and "kyoto" not in f.predicate
-    g = question_focus("How many checked bags are included on my flight to Lisbon?", _STOP)
+    g = question_focus("How many checked bags are included on my flight to Lisbon?", STOP)
     assert g.kind == "number" and g.nouns == ("checked", "bags")
-    assert question_focus("How long does the visa take?", _STOP).target == "duration"
-    assert question_focus("When does the pool open?", _STOP).kind == "time"
+    assert question_focus("How long does the visa take?", STOP).target == "duration"
+    assert question_focus("When does the pool open?", STOP).kind == "time"
 
 
 def test_the_question_is_its_last_interrogative_sentence() -> None:
-    f = question_focus("The concert was postponed — can I get my money back?", _STOP)
+    f = question_focus("The concert was postponed — can I get my money back?", STOP)
     assert f.kind == "yesno"
     assert set(f.predicate) == {"get", "money", "back", "money back"}  # "my" splits the pair
     assert "concert" not in f.predicate  # the premise before the dash is not what is asked
 
 
 def test_yes_no_and_why_questions() -> None:
-    f = question_focus("Is my dog due for her rabies shot?", _STOP)
+    f = question_focus("Is my dog due for her rabies shot?", STOP)
     assert f.kind == "yesno" and "due" in f.predicate and f.nouns == ()
-    assert question_focus("Why hasn't my bitcoin withdrawal arrived yet?", _STOP).kind == "reason"
-    assert question_focus("Tell me about the refund policy.", _STOP).kind == "open"
+    assert question_focus("Why hasn't my bitcoin withdrawal arrived yet?", STOP).kind == "reason"
+    assert question_focus("Tell me about the refund policy.", STOP).kind == "open"
 
 
 @pytest.mark.parametrize(
@@ -111,7 +103,7 @@ def test_yes_no_and_why_questions() -> None:
 def test_the_subject_is_left_out_of_the_predicate(
     question: str, subject: tuple[str, ...], kept: set[str]
 ) -> None:
-    f = question_focus(question, _STOP)
+    f = question_focus(question, STOP)
     assert f.subject == subject
     assert kept <= set(f.predicate)
     assert not any(set(u.split()) & set(subject) for u in f.predicate)
@@ -130,7 +122,7 @@ def test_the_subject_is_left_out_of_the_predicate(
 def test_no_subject_without_an_article_or_possessive_after_the_auxiliary(
     question: str, kept: str
 ) -> None:
-    f = question_focus(question, _STOP)
+    f = question_focus(question, STOP)
     assert f.subject == ()
     assert kept in f.predicate
 
@@ -149,7 +141,7 @@ def test_days_named_from_now_are_entity_details_not_predicate(
 ) -> None:
     """today/tomorrow/tonight say when, like "on Saturday" (a name) or a date: what the
     question is about, not what it asks of it."""
-    units = question_focus(question, _STOP).predicate
+    units = question_focus(question, STOP).predicate
     assert kept <= set(units)
     assert not any({"today", "tomorrow", "tonight", "yesterday"} & set(u.split()) for u in units)
 
@@ -167,26 +159,26 @@ def test_times_and_dates_normalise() -> None:
 
 
 def test_slot_values_take_the_number_next_to_the_asked_noun() -> None:
-    f = question_focus("Which platform does the 08:12 to Bristol leave from?", _STOP)
+    f = question_focus("Which platform does the 08:12 to Bristol leave from?", STOP)
     nouns = {k for n in f.nouns for k in keys(n)}
     # the scorer asks clause by clause ("Platform 11 — the 08:12 to Bristol …" is two)
     assert slot_values("Platform 11", f, keys("Platform 11"), nouns) == {"11"}
     rest = "the 08:12 to Bristol Temple Meads is running on time"
     assert slot_values(rest, f, keys(rest), nouns) == set()  # the train's time is no platform
-    g = question_focus("How many checked bags are included on my flight to Lisbon?", _STOP)
+    g = question_focus("How many checked bags are included on my flight to Lisbon?", STOP)
     nouns = {k for n in g.nouns for k in keys(n)}
     ans = "Your Economy Light fare on QX7T2L includes two checked bags, each up to 23 kg."
     got = slot_values(ans, g, keys(ans), nouns)
     assert "2" in got and "7" not in got  # the count, not the digits of a booking code
-    h = question_focus("What time can I check in at the hotel in Kyoto?", _STOP)
+    h = question_focus("What time can I check in at the hotel in Kyoto?", STOP)
     ans = "You can check in at Hotel Kamo Riverside from 11 am on 18 April."
     assert slot_values(ans, h, keys(ans), set()) == {"t11:00"}  # the date is not a clock time
-    yn = question_focus("Is my dog due for her rabies shot?", _STOP)
+    yn = question_focus("Is my dog due for her rabies shot?", STOP)
     assert slot_values("she's due now", yn, keys("she's due now"), set()) == set()
 
 
 def test_content_words_skip_stop_words_and_numbers() -> None:
-    assert content_words("No fasting needed — you can eat before tomorrow's 8:15 draw.", _STOP) == [
+    assert content_words("No fasting needed — you can eat before tomorrow's 8:15 draw.", STOP) == [
         "draw",
         "eat",
         "fasting",
@@ -199,10 +191,10 @@ def test_content_words_skip_stop_words_and_numbers() -> None:
 
 
 def test_a_verdict_clause_that_restates_the_predicate_is_the_focus() -> None:
-    q = question_focus("Do I need to fast before my blood test tomorrow?", _STOP)
+    q = question_focus("Do I need to fast before my blood test tomorrow?", STOP)
     clauses = ["No fasting needed", "you can eat normally before tomorrow's 8:15 draw"]
-    corpus = _Corpus([profile(c) for c in clauses])
-    verdict, detail = _focus_clauses(clauses, q, {}, corpus)
+    corpus = Corpus([profile(c) for c in clauses])
+    verdict, detail = focus_clauses(clauses, q, {}, corpus)
     assert verdict.weight == 1.0  # fasting ~ fast, needed ~ need: all of it answers
     assert verdict.span == {"fast", "need"}
     # only "tomorrow" echoes the question, and it says when, not what is asked
@@ -210,15 +202,15 @@ def test_a_verdict_clause_that_restates_the_predicate_is_the_focus() -> None:
 
 
 def test_a_paraphrase_anchors_only_through_the_embedder() -> None:
-    q = question_focus("Can I get my money back?", _STOP)
+    q = question_focus("Can I get my money back?", STOP)
     clauses = ["a refund isn't available"]
-    corpus = _Corpus([profile(c) for c in clauses])
-    assert _focus_clauses(clauses, q, {}, corpus)[0].weight == 0.0  # no shared stem
+    corpus = Corpus([profile(c) for c in clauses])
+    assert focus_clauses(clauses, q, {}, corpus)[0].weight == 0.0  # no shared stem
     near = {"refund": np.array([1.0, 0.0]), "money back": np.array([0.8, 0.6])}  # cosine 0.8
-    (c,) = _focus_clauses(clauses, q, near, corpus)
+    (c,) = focus_clauses(clauses, q, near, corpus)
     assert c.weight > 0.0 and "refund" in c.span
     far = {"refund": np.array([1.0, 0.0]), "money back": np.array([0.4, 0.92])}  # cosine ~0.4
-    assert _focus_clauses(clauses, q, far, corpus)[0].weight == 0.0
+    assert focus_clauses(clauses, q, far, corpus)[0].weight == 0.0
 
 
 def test_the_focus_words_are_embedded_in_the_same_batch() -> None:
@@ -407,13 +399,13 @@ def test_a_negative_contraction_ends_the_asked_nouns_like_its_spelled_out_form(
 ) -> None:
     # the noun scan tested the whole word: "isn't" is neither a stop word nor an auxiliary
     # ("isn" is), so it and every word after it became what was asked
-    a, b = question_focus(contracted, _STOP), question_focus(spelled_out, _STOP)
+    a, b = question_focus(contracted, STOP), question_focus(spelled_out, STOP)
     assert a.nouns == b.nouns and not any("'" in n for n in a.nouns)
 
 
 def test_a_tag_question_does_not_take_the_predicate_into_the_subject() -> None:
     # "isn't" did not end the subject's run: "open" and "isn" were taken for the subject, and
     # with every unit touching it, no subject word was left out of the predicate at all
-    f = question_focus("Is the museum shop open, isn't it?", _STOP)
+    f = question_focus("Is the museum shop open, isn't it?", STOP)
     assert f.subject == ("museum", "shop")
     assert f.predicate == ("open",)

@@ -35,7 +35,7 @@ def test_bisect_json_on_an_ordinary_run_loads_no_numpy_rich_or_pydantic() -> Non
 
 def test_upstream_bisect_does_not_import_the_focus_scorer() -> None:
     # --upstream ranks by path score and never scores evidence against a question, so the
-    # question-focus module (evidence.py imports it on first use) stays out of its start-up;
+    # question-focus module (signals/context.py imports it on first use) stays out of its start-up;
     # the evidence-first ranking does load it, which shows the probe sees it
     among = ("agentbisect.bisect.evidence.focus",)
     argv = ("bisect", recording("react-tools"), "--at-step", "call-llm#106", "--json")

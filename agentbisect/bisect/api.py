@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
-from agentbisect.bisect.embed.choose import ResolvedEmbedder, resolve_embedder
-from agentbisect.bisect.embed.vectors import EmbeddingCache, MockEmbedder
+from agentbisect.bisect.embed.choose import resolve_embedder
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.bisect.pipeline.localize import TriggerError, localize
+from agentbisect.bisect.policy import policy_for
 from agentbisect.core.errors import InputError, UsageError
 from agentbisect.core.honesty import FLAGS
 from agentbisect.core.optionfile import read_json_option, read_text_option
@@ -180,7 +180,7 @@ def unraisable(name: str, opts: BisectOptions) -> str | None:
         return "not a flag; " + say_nearest(name, FLAGS, "flag") + " (or any)"
     if info.source == "record":
         return "only afp record raises it"
-    if opts.upstream and info.source != "upstream":
+    if not policy_for(opts.upstream).afp_flags and info.source != "upstream":
         return "the --upstream report carries only the upstream library's flags"
     if name == "baseline-unstable" and opts.rerun is None:
         return "only reruns raise it: add --rerun CMD"
@@ -199,33 +199,22 @@ def check_options(opts: BisectOptions) -> Comparator | None:
         why = None if name == "any" else unraisable(name, opts)
         if why is not None:
             raise UsageError(f"--fail-on {name}: {why}")
+    pol = policy_for(opts.upstream)
     if opts.culprits and opts.rerun is None:
         raise UsageError("--culprits needs --rerun")
-    if opts.culprits and opts.upstream:
-        raise UsageError("--culprits is an afp extension: it cannot be combined with --upstream")
+    if opts.culprits:
+        pol.extension("--culprits")
     if opts.attribution is not None:
         if opts.attribution != "surrogate":
             raise UsageError("--attribution: the only method is 'surrogate'")
-        if opts.upstream:
-            raise UsageError(
-                "--attribution is an afp extension: it cannot be combined with --upstream"
-            )
+        pol.extension("--attribution")
         if opts.rerun is None:
             raise UsageError("--attribution surrogate needs --rerun (it reruns once per mask)")
         try:
             opts.surrogate().check()
         except ValueError as exc:
             raise UsageError(f"--attribution surrogate: {exc}") from None
-    if opts.upstream:
-        # the upstream report is defined for the mock embedder and upstream's own ranking
-        if opts.embedder not in (None, "mock"):
-            raise UsageError("--upstream pins the mock embedder: drop --embedder")
-        if opts.ranking not in (None, "upstream"):
-            raise UsageError("--upstream pins the upstream ranking: drop --ranking")
-        if opts.expected is not None:
-            raise UsageError(
-                "--expected is an afp extension: it cannot be combined with --upstream"
-            )
+    pol.check(embedder=opts.embedder, ranking=opts.ranking, expected=opts.expected)
     return parse_comparator(opts.comparator)
 
 
@@ -248,6 +237,7 @@ def bisect_run(
     bound for the culprit and set searches (which subsets they try depends on the answers).
     """
     compare = check_options(opts)
+    pol = policy_for(opts.upstream)
     if len(run.commit_log) == 0:
         lo = run.loaded
         missing = "no snapshot" if lo.snapshot is None else "a snapshot without a commit log"
@@ -260,11 +250,7 @@ def bisect_run(
         run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
-    resolved = (
-        ResolvedEmbedder(EmbeddingCache(MockEmbedder()), "mock", "mock")
-        if opts.upstream
-        else resolve_embedder(opts.embedder, use_cache=not opts.no_cache)
-    )
+    resolved = resolve_embedder(pol.embedder or opts.embedder, use_cache=not opts.no_cache)
     if resolved.notice is not None:
         warnings.append(resolved.notice)
     emb = resolved.embedder
@@ -328,7 +314,7 @@ def bisect_run(
                 # the surrogate replaces the leave-one-out tier: it runs its own baseline below
                 rerun=None if opts.attribution else rerun_opts,
                 missing_context=mc,
-                upstream=opts.upstream,
+                policy=pol,
                 ranking=opts.ranking,
                 expected=expected,
                 on_plan=_tier_plan(on_plan, opts),
@@ -371,9 +357,10 @@ def bisect_run(
 
     return bisect_result(
         report,
-        upstream=opts.upstream,
         warnings=warnings,
         overview_of=overview_of if overview else None,
+        no_verdict=pol.no_verdict,
+        no_restore_verdict=pol.no_restore_verdict,
     )
 
 

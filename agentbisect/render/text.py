@@ -50,16 +50,6 @@ MODE_CORRELATIONAL_EVIDENCE = (
     "mode: CORRELATIONAL — ranking only; every score is a proxy (embedding geometry, shared "
     "terms); no causal claim is made"
 )
-# Without reruns there is no verdict. Upstream's sentence names its library API; afp's names the
-# CLI option (upstream's is kept under --upstream, where the rendering is upstream's).
-NO_VERDICT_UPSTREAM = (
-    "    verdict: (none — correlational ranking only; supply an AblationRunner to test causally)"
-)
-NO_VERDICT = (
-    "    verdict: (none — correlational ranking only; rerun with --rerun CMD to test causally)"
-)
-NO_RESTORE_VERDICT_UPSTREAM = "    verdict: (none — candidate only; supply a restoration runner)"
-NO_RESTORE_VERDICT = "    verdict: (none — candidate only; add --rerun CMD to test restoring it)"
 FOOTER = (
     "Claims: scores and edge weights are deterministic embedding-geometry proxies; slice "
     "completeness is bounded by tracking (see HONESTY); only ablation verdicts make causal claims."
@@ -205,7 +195,7 @@ def format_report(result: BisectResult) -> str:
                 lines.append(f"    verdict: {c.verdict.claim}")
                 lines.append(_runs_line(c.runs, restore=True))
             else:
-                lines.append(NO_RESTORE_VERDICT_UPSTREAM if result.upstream else NO_RESTORE_VERDICT)
+                lines.append(f"    verdict: (none — candidate only; {result.no_restore_verdict})")
     if r.attribution is not UNSET:
         lines.append("")
         lines.extend(attribution_lines(r.attribution))
@@ -242,7 +232,7 @@ def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> li
         if s.cost is not UNSET:
             lines.append(_cost_line(s, view))
     elif result.report.mode != "causal":
-        lines.append(NO_VERDICT_UPSTREAM if result.upstream else NO_VERDICT)
+        lines.append(f"    verdict: (none — correlational ranking only; {result.no_verdict})")
     return lines
 
 
@@ -309,7 +299,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
     if backed:
         lines.append(
             f"CONTENT-BACKED ({len(backed)}) — by evidence score, the weighted mean of its "
-            f"signals ({weights_note()}; how well its own text backs the answer):"
+            f"signals ({weights_note(r)}; how well its own text backs the answer):"
         )
     for i, s, v in backed:
         ev = s.evidence

@@ -27,6 +27,12 @@ def preview(text: str, words: int = 12) -> str:
     return head + (" …" if len(parts) > words else "")
 
 
+# What a report without a verdict advises (the text rendering): afp's options by default; the
+# bisect policy chooses (upstream's sentences name its library API)
+NO_VERDICT = "rerun with --rerun CMD to test causally"
+NO_RESTORE_VERDICT = "add --rerun CMD to test restoring it"
+
+
 class SuspectView(Struct, frozen=True):
     identity: str  # the tool name, injection id or stage id the suspect is about
     label: str  # "<kind> '<identity>'", as claims and the text rendering write it
@@ -38,10 +44,11 @@ class SuspectView(Struct, frozen=True):
 class BisectResult(Struct, dict=True):  # dict: room for the cached overview
     report: ContextBugReport
     views: list[SuspectView]
-    upstream: bool = False
     warnings: list[str] = field(default_factory=list)  # said on stderr, not part of the report
     # The run around the trigger, built only when a renderer reads ``overview`` (the HTML page).
     overview_of: Callable[[], RunOverview] | None = None
+    no_verdict: str = NO_VERDICT  # the advice beside a suspect without a verdict
+    no_restore_verdict: str = NO_RESTORE_VERDICT  # … beside a dropped candidate without one
 
     @cached_property
     def overview(self) -> RunOverview | None:
@@ -132,9 +139,10 @@ def classify_suspect(s: Suspect) -> str:
 def bisect_result(
     report: ContextBugReport,
     *,
-    upstream: bool = False,
     warnings: list[str] | None = None,
     overview_of: Callable[[], RunOverview] | None = None,
+    no_verdict: str = NO_VERDICT,
+    no_restore_verdict: str = NO_RESTORE_VERDICT,
 ) -> BisectResult:
     views = [
         SuspectView(
@@ -146,4 +154,6 @@ def bisect_result(
         )
         for s in report.suspects
     ]
-    return BisectResult(report, views, upstream, list(warnings or []), overview_of)
+    return BisectResult(
+        report, views, list(warnings or []), overview_of, no_verdict, no_restore_verdict
+    )

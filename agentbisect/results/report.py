@@ -124,28 +124,9 @@ class CostVerdict(Struct, kw_only=True):
     stable: bool
 
 
-# How much each evidence signal counts in the evidence score (all are reported). ``focus`` — what
-# answers the question's own focus — replaces ``claims`` in the score and counts twice: one of two
-# weightings stated before either was measured (the other: ½·mean + ½·focus), chosen on the main
-# planted set; not fitted by search (docs/ranking.md).
-EVIDENCE_WEIGHTS: dict[str, float] = {
-    "semantic": 1.0,
-    "terms": 1.0,
-    "phrases": 1.0,
-    "claims": 0.0,
-    "focus": 2.0,
-    "claimShape": 1.0,
-}
-
-
-def weights_note() -> str:
-    """The signals that do not count once in the evidence score, as the reports state it."""
-    return ", ".join(f"{k} ×{w:g}" for k, w in EVIDENCE_WEIGHTS.items() if w != 1.0)
-
-
 class EvidenceSignals(Struct, kw_only=True):
-    """The evidence scorer's six signals, each in [0, 1] (``bisect/evidence.py``; the score
-    weighs them by ``EVIDENCE_WEIGHTS``, which the scorer uses as ``evidence.WEIGHTS``)."""
+    """The evidence signals, each in [0, 1]: one field per registered signal, in registry order
+    (``bisect/evidence/signals/``; tests/test_bisect_text_evidence.py holds the two together)."""
 
     semantic: Num
     terms: Num
@@ -157,16 +138,11 @@ class EvidenceSignals(Struct, kw_only=True):
 
 class EvidenceScoring(Struct, kw_only=True):
     """agentbisect extension: how every ``suspects[].evidence.score`` combines its signals —
-    ``combine`` is ``weighted-mean``: the sum of ``weights[s] × signals[s]`` over the six
-    signals, divided by the sum of the weights (``EVIDENCE_WEIGHTS``)."""
+    ``combine`` is ``weighted-mean``: the sum of ``weights[s] × signals[s]`` over the
+    signals, divided by the sum of the weights (each signal's registered weight)."""
 
     combine: str
     weights: EvidenceSignals
-
-
-def evidence_scoring() -> EvidenceScoring:
-    """The scoring rule of the evidence-first ranking, as the JSON report states it."""
-    return EvidenceScoring(combine="weighted-mean", weights=EvidenceSignals(**EVIDENCE_WEIGHTS))
 
 
 class SuspectEvidence(Struct, kw_only=True):
@@ -327,3 +303,12 @@ def report_json(report: ContextBugReport, *, indent: int = 0) -> str:
     if indent:
         return msgspec.json.format(text.encode(), indent=indent).decode()
     return text
+
+
+def weights_note(report: ContextBugReport) -> str:
+    """The signals that do not count once in the report's evidence score, as reports state it."""
+    if report.evidenceScoring is UNSET:
+        return ""
+    w = report.evidenceScoring.weights
+    pairs = ((k, getattr(w, k)) for k in w.__struct_fields__)
+    return ", ".join(f"{k} ×{x:g}" for k, x in pairs if x != 1.0)

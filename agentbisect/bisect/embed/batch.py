@@ -2,8 +2,9 @@
 
 Edge weighing (§4) embeds, per LLM call in the slice, its output and the value behind each data
 edge it read; refinement (§6.6) embeds the trigger's output, each suspect's detail text and the
-outputs of the LLM calls on its path; the evidence scorer embeds each suspect's own text, the
-answer, its clauses, the run's input and the expected answer. All of these are functions of the
+outputs of the LLM calls on its path; the evidence scorer embeds each suspect's own text and
+the texts its registered signals ask for (``evidence/signals/``: the answer, its clauses, the
+run's input, the expected answer, the focus words). All of these are functions of the
 slice and the commit log, so they can be listed before any score exists; the embedder then
 answers them in one call (one process for ``cmd:``, one tokenizer pass for wordllama) and every
 later lookup is a hit. A superset is harmless: an unused vector costs a few microseconds.

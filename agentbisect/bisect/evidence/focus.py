@@ -15,7 +15,7 @@ finds, without a parser and without any domain word:
   ``11 am``, ``11:00`` and ``11.00`` agree, numbers, or the value written next to the wh-target
   noun ("platform 11").
 
-``evidence.py`` uses them for the ``focus`` signal.
+``signals/focus.py`` uses them for the ``focus`` signal.
 """
 
 from __future__ import annotations
@@ -36,44 +36,9 @@ __all__ = [
 
 # auxiliaries that open a yes/no question
 _AUX = frozenset(
-    [
-        "is",
-        "are",
-        "am",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "shall",
-        "will",
-        "would",
-        "may",
-        "might",
-        "must",
-        "has",
-        "have",
-        "had",
-        "isn",
-        "aren",
-        "wasn",
-        "weren",
-        "don",
-        "doesn",
-        "didn",
-        "can't",
-        "cannot",
-        "couldn",
-        "shouldn",
-        "won",
-        "wouldn",
-        "hasn",
-        "haven",
-        "hadn",
-    ]
+    """is are am was were do does did can could should shall will would may might must has have
+    had isn aren wasn weren don doesn didn can't cannot couldn shouldn won wouldn hasn
+    haven hadn""".split()  # noqa: SIM905
 )
 _TIME_WH = (
     ("what", "time"),
@@ -110,7 +75,7 @@ _FUNCTION = (
 # days named relative to now say *when* the question is asked about, like a named day ("on
 # Saturday", a capitalised name) or a date: entity details, never what is asked of them
 _DEICTIC_DAY = frozenset(["today", "tomorrow", "tonight", "yesterday"])
-# Patterns are strings compiled on first use (re caches them), as in evidence.py: importing this
+# Patterns are strings compiled on first use (re caches them), as in lexical.py: importing this
 # module costs nothing on paths that never score evidence.
 _WORD = r"[^\W_]+(?:['’][^\W_]+)?"
 _MONTHS = (

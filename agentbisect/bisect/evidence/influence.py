@@ -132,51 +132,9 @@ def score_influence(
 
 
 _STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "to",
-        "of",
-        "for",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "this",
-        "that",
-        "these",
-        "those",
-        "i",
-        "you",
-        "we",
-        "my",
-        "our",
-        "me",
-        "please",
-        "can",
-        "could",
-        "would",
-        "should",
-        "do",
-        "does",
-        "how",
-        "what",
-        "need",
-        "want",
-    ]
+    """a an the and or but if to of for in on at by with is are was were be been it this that
+    these those i you we my our me please can could would should do does how what need
+    want""".split()  # noqa: SIM905
 )
 _SPLIT = re.compile(r"[^a-z0-9]+")
 

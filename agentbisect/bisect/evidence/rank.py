@@ -3,7 +3,7 @@
 The upstream order multiplies a path score by a semantic score, and leaves suspects without
 text at their path score, an upper bound (``1.000≤``) that outranks every suspect with actual
 content. Evidence-first puts the content-backed suspects first, ordered by their evidence score
-(``evidence.py``; contrastive with an expected answer), ties broken by the upstream order, and
+(``scorer.py``; contrastive with an expected answer), ties broken by the upstream order, and
 only then the structure-only suspects (no text of their own: nothing to judge), in the upstream
 order. A cut to ``max_suspects`` therefore never drops evidence in favour of a path-only tie.
 """

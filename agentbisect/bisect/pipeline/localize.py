@@ -15,9 +15,10 @@ from msgspec import UNSET, Struct
 from agentbisect.bisect.causal.specs import name_sources
 from agentbisect.bisect.embed.batch import localization_texts
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
-from agentbisect.bisect.embed.vectors import Embedder, EmbeddingCache, MockEmbedder
+from agentbisect.bisect.embed.vectors import Embedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.evidence.rank import RANKINGS, evidence_first
+from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
@@ -26,6 +27,7 @@ from agentbisect.bisect.pipeline.slice import causal_chain
 from agentbisect.bisect.pipeline.suspects import ScorerFn, build_drafts, rank, refine, to_suspect
 from agentbisect.bisect.pipeline.texts import Texts
 from agentbisect.bisect.pipeline.weigh import EdgeWeigher
+from agentbisect.bisect.policy import Policy, policy_for
 from agentbisect.core.errors import UsageError
 from agentbisect.core.honesty import dedupe, flag
 from agentbisect.model.run import Run
@@ -35,7 +37,6 @@ from agentbisect.results.report import (
     EvidenceSignals,
     Suspect,
     SuspectEvidence,
-    evidence_scoring,
 )
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ def localize(
     rerun: RerunOptions | None = None,
     missing_context: MissingContext | None = None,
     upstream: bool = False,
+    policy: Policy | None = None,
     ranking: str | None = None,
     expected: str | None = None,
     use_cache: bool = True,
@@ -132,7 +134,8 @@ def localize(
 ) -> ContextBugReport:
     """Localize a contextual bug at a trigger step; correlational unless reruns are supplied.
 
-    ``control_deps`` overrides the lookup recorded with the run. With ``upstream=True`` the report
+    ``control_deps`` overrides the lookup recorded with the run. ``policy`` (``upstream=True``
+    for ``UPSTREAM``) decides what differs from upstream parity: with ``UPSTREAM`` the report
     is exactly the upstream library's: the mock embedder (unless an embedder object is passed),
     the upstream ranking, its flags only. Otherwise the default embedder (wordllama when the
     ``embed`` extra is installed, else the mock, flagged ``mock-embedder``) and the evidence-first
@@ -143,24 +146,14 @@ def localize(
     exact number of reruns the restoration and leave-one-out tiers will make, before the first.
     """
     deps = control_deps if control_deps is not None else run.control_deps
-    if upstream:
-        if ranking not in (None, "upstream"):
-            raise UsageError("the upstream report uses the upstream ranking: drop --ranking")
-        if expected is not None:
-            raise UsageError(
-                "--expected is an afp extension: it cannot be combined with --upstream"
-            )
-        if isinstance(embedder, str) and embedder != "mock":
-            raise UsageError("the upstream report uses the mock embedder: drop --embedder")
-        ranking = "upstream"
-    ranking = ranking or "evidence-first"
+    pol = policy if policy is not None else policy_for(upstream)
+    pol.check(embedder=embedder, ranking=ranking, expected=expected)
+    ranking = pol.ranking or ranking or "evidence-first"
     if ranking not in RANKINGS:
         raise UsageError(f"unknown ranking {ranking!r}; choose from {', '.join(RANKINGS)}")
     emb: Embedder
-    if embedder is None and upstream:
-        emb, label = EmbeddingCache(MockEmbedder()), "mock"
-    elif embedder is None or isinstance(embedder, str):
-        resolved = resolve_embedder(embedder, use_cache=use_cache)
+    if embedder is None or isinstance(embedder, str):
+        resolved = resolve_embedder(pol.embedder or embedder, use_cache=use_cache)
         emb, label = resolved.embedder, resolved.label
     else:
         emb = embedder
@@ -200,7 +193,7 @@ def localize(
 
     info = path_scores(sl, log.last_idx)
     # imported runs only: upstream's path format, the contract for its recordings, names one key
-    every_key = not upstream and run.import_meta is not None
+    every_key = pol.import_paths and run.import_meta is not None
     drafts = build_drafts(sl, info, log, classify, every_key=every_key)
     refine(drafts, sl.root.runtimeStageId, texts, llm_ids, emb, scorer_fn)
     every = [to_suspect(d) for d in drafts]
@@ -219,7 +212,7 @@ def localize(
         llm_ids=run.llm_call_ids,
     )
 
-    if not upstream and run.import_meta is not None:
+    if pol.import_paths and run.import_meta is not None:
         # before the plan: an imported run's stage suspects get their specs here
         name_sources(suspects, run.import_meta)
     if on_plan is not None:
@@ -250,7 +243,7 @@ def localize(
     if restoration_baseline is not UNSET and restoration_baseline.flips > 0:
         flags.append(baseline_unstable_flag(restoration_baseline, restoration=True))
 
-    if not upstream:
+    if pol.afp_flags:
         if getattr(emb, "id", None) == "mock":
             flags.append(flag("mock-embedder", MOCK_FLAG_NOTE))
         flags = dedupe([*flags, *run.flags])
@@ -269,12 +262,12 @@ def localize(
         honestyFlags=flags,
         baseline=baseline,
         restorationBaseline=restoration_baseline,
-        embedder=UNSET if upstream else label,
-        ranking=UNSET if upstream else ranking,
+        embedder=label if pol.afp_fields else UNSET,
+        ranking=ranking if pol.afp_fields else UNSET,
         evidenceScoring=evidence_scoring()
-        if ranking == "evidence-first" and not upstream
+        if ranking == "evidence-first" and pol.afp_fields
         else UNSET,
-        contrastive=True if expected is not None and not upstream else UNSET,
+        contrastive=True if expected is not None and pol.afp_fields else UNSET,
     )
 
 
@@ -287,18 +280,10 @@ def _evidence_first(
     )
     for s, ev in zip(ordered, evidence, strict=True):
         if ev.score is not None and ev.text is not None:
-            sig = ev.score.signals
             s.evidence = SuspectEvidence(
                 text=ev.text[:EVIDENCE_TEXT_CHARS],
                 score=ev.score.score,
-                signals=EvidenceSignals(
-                    semantic=sig["semantic"],
-                    terms=sig["terms"],
-                    phrases=sig["phrases"],
-                    claims=sig["claims"],
-                    focus=sig["focus"],
-                    claimShape=sig["claimShape"],
-                ),
+                signals=EvidenceSignals(**ev.score.signals),
                 termsShared=ev.score.terms_shared,
             )
     return ordered

@@ -102,7 +102,7 @@ def _score(s: Suspect) -> str:
     return f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
 
-def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
+def _evidence_score(s: Suspect, ev: SuspectEvidence, note: str) -> str:
     """The evidence score and, beside it, the path score and upstream's proxy."""
     up = (
         f"path {_f3(s.structuralScore)} × content {_f3(s.semanticScore)} = upstream score "
@@ -111,7 +111,7 @@ def _evidence_score(s: Suspect, ev: SuspectEvidence) -> str:
         else f"path {_f3(s.structuralScore)} (upstream score: path only, an upper bound)"
     )
     return (
-        f"evidence {_f3(ev.score)} = the weighted mean of the signals below ({weights_note()};"
+        f"evidence {_f3(ev.score)} = the weighted mean of the signals below ({note};"
         f" a correlational proxy) · {up}"
     )
 
@@ -223,7 +223,7 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
             f'<tr class="grp backed" id="suspects-backed"><th colspan="{span}"><b>Content-backed '
             f"({len(backed)})</b> "
             '<span class="muted">— by evidence score, the weighted mean of its signals '
-            f"({esc(weights_note())}): how strongly what each said backs the answer; a proxy, "
+            f"({esc(weights_note(res.report))}): how strongly what each said backs the answer; a proxy, "
             "not a cause</span></th></tr>"
         )
     for i, s, v in backed:
@@ -281,8 +281,9 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
     else:
         said = ""
     if ev is not UNSET:
-        score = f'<p class="muted">{esc(_evidence_score(s, ev))}</p>' + signals_table(
-            ev, r.contrastive is True
+        score = (
+            f'<p class="muted">{esc(_evidence_score(s, ev, weights_note(r)))}</p>'
+            + signals_table(ev, r.contrastive is True)
         )
     else:
         score = f'<p class="muted">{esc(_score(s))}</p>'

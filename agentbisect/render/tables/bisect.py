@@ -151,7 +151,7 @@ def render_report(result: BisectResult) -> None:
                 # it left out focus, the heaviest, and listed claims, which counts ×0)
                 "evidence: how strongly the suspect's own text backs the answer, the weighted "
                 f"mean of its signals ({', '.join(EvidenceSignals.__struct_fields__)}; "
-                f"{weights_note()}); proxies, not causes"
+                f"{weights_note(r)}); proxies, not causes"
                 + (" · ≤ path-only score: an upper bound" if n_backed < len(r.suspects) else ""),
                 "dim",
             )

@@ -1,0 +1,74 @@
+"""``Policy``: every decision that differs between upstream parity (``--upstream``) and afp's own
+defaults, in one object passed down the bisect pipeline instead of an ``upstream`` flag.
+
+``UPSTREAM`` gives exactly the upstream library's report: the mock embedder and the upstream
+ranking pinned, upstream's flags and report fields only, upstream's path format and wording.
+``OURS`` is afp's: the default embedder and ranking (each an option), afp's report fields, its
+own and the recording's honesty flags, every key on an imported run's path hops, and sentences
+that name afp's options.
+"""
+
+from __future__ import annotations
+
+from msgspec import Struct
+
+from agentbisect.core.errors import UsageError
+from agentbisect.results.bisect import NO_RESTORE_VERDICT, NO_VERDICT
+
+__all__ = ["OURS", "UPSTREAM", "Policy", "policy_for"]
+
+
+class Policy(Struct, frozen=True):
+    name: str  # the option that selects it (``--upstream``), in messages
+    embedder: str | None  # the pinned embedder; None: --embedder, else the default embedder
+    ranking: str | None  # the pinned ranking; None: --ranking, else evidence-first
+    afp_options: bool  # afp's own options allowed: --expected, --culprits, --attribution
+    afp_fields: bool  # afp's report fields: embedder, ranking, evidenceScoring, contrastive
+    afp_flags: bool  # afp's own flags (mock-embedder) and the recording's; else upstream's only
+    import_paths: bool  # an imported run's path hops name every key, its stages get specs
+    no_verdict: str  # the text rendering's advice for a suspect without a verdict
+    no_restore_verdict: str  # … and for a dropped-context candidate without one
+
+    def check(self, *, embedder: object, ranking: str | None, expected: str | None) -> None:
+        """Refuse an embedder or ranking other than the pinned one, or an afp-only option."""
+        if self.embedder is not None and isinstance(embedder, str) and embedder != self.embedder:
+            raise UsageError(f"--{self.name} pins the {self.embedder} embedder: drop --embedder")
+        if self.ranking is not None and ranking not in (None, self.ranking):
+            raise UsageError(f"--{self.name} pins the {self.ranking} ranking: drop --ranking")
+        if expected is not None:
+            self.extension("--expected")
+
+    def extension(self, option: str) -> None:
+        """Refuse ``option``, one of afp's own, unless this policy allows them."""
+        if not self.afp_options:
+            raise UsageError(
+                f"{option} is an afp extension: it cannot be combined with --{self.name}"
+            )
+
+
+UPSTREAM = Policy(
+    name="upstream",
+    embedder="mock",
+    ranking="upstream",
+    afp_options=False,
+    afp_fields=False,
+    afp_flags=False,
+    import_paths=False,
+    no_verdict="supply an AblationRunner to test causally",
+    no_restore_verdict="supply a restoration runner",
+)
+OURS = Policy(
+    name="ours",
+    embedder=None,
+    ranking=None,
+    afp_options=True,
+    afp_fields=True,
+    afp_flags=True,
+    import_paths=True,
+    no_verdict=NO_VERDICT,
+    no_restore_verdict=NO_RESTORE_VERDICT,
+)
+
+
+def policy_for(upstream: bool) -> Policy:
+    return UPSTREAM if upstream else OURS
