@@ -21,12 +21,18 @@ MAX_DEPTH = 100_000
 # may nest this deep; deeper is a RecursionError, never a segfault.
 MAIN_THREAD_DEPTH = 10_000
 _STACK_BYTES = 512 * 1024 * 1024
+_WORKER = "afp-decode"
 
 T = TypeVar("T")
 
 
 def run_deep(fn: Callable[..., T], *args: Any) -> T:
     """Call ``fn(*args)`` where deeply nested JSON can be decoded, re-raising what it raises."""
+    if threading.current_thread().name == _WORKER:
+        # Already there (a load decodes its parts through run_deep too): a nested worker would
+        # race the outer call for the process-wide stack size and recursion limit, and could
+        # leave them raised.
+        return fn(*args)
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -42,7 +48,7 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
     limit = sys.getrecursionlimit()
     if limit < MAX_DEPTH:
         sys.setrecursionlimit(MAX_DEPTH)
-    worker = threading.Thread(target=target, name="afp-decode", daemon=True)
+    worker = threading.Thread(target=target, name=_WORKER, daemon=True)
     try:
         old = threading.stack_size(_STACK_BYTES)  # (the size a thread gets when it starts)
         try:
