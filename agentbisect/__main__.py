@@ -21,9 +21,14 @@ def main(fast: bool = True) -> None:
     """Run ``afp``: an ordinary command line by the fast front end (no typer), anything else
     (help, completion, errors in the command line) by the typer app. ``fast=False`` is for tests
     that compare the two."""
+    from agentbisect.core.deep import MAIN_THREAD_DEPTH
     from agentbisect.core.signals import Terminated, install
 
     gc.set_threshold(*GC_THRESHOLD)
+    # Deep input: the loader decodes on a big-stack thread (``core.deep.run_deep``), which puts
+    # back the caller's limit; parts decoded later on the main thread may nest this deep in afp
+    # (a library caller keeps the limit it set).
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), MAIN_THREAD_DEPTH))
     try:
         install()
         if fast:

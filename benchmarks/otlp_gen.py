@@ -144,20 +144,23 @@ def encode(
     return b"\n".join(lines) + b"\n"
 
 
-def write(spans: int, path: Path) -> int:
+def write(spans: int, path: Path, batch: int = BATCH) -> int:
     items = generate(spans)
-    path.write_bytes(encode(items))
+    path.write_bytes(encode(items, batch=batch))
     return len(items)
 
 
-def cached(spans: int, data_dir: Path) -> Path:
+def cached(spans: int, data_dir: Path, batch: int = BATCH) -> Path:
     """The trace of ``spans`` spans in ``data_dir``, generated on first use. One name for every
-    benchmark, so that ``otlp_floor.py`` and ``otlp_bench.py`` measure the very same file."""
+    benchmark, so that ``otlp_floor.py`` and ``otlp_bench.py`` measure the very same file.
+    ``batch`` spans per export request (line); ``--batch 2`` is the many-small-requests trace,
+    where each line repeats the conversation window its chat span sees."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / f"trace-{spans}.otlp.jsonl"
+    suffix = "" if batch == BATCH else f"-b{batch}"
+    path = data_dir / f"trace-{spans}{suffix}.otlp.jsonl"
     if not path.exists():
         t = time.perf_counter()
-        write(spans, path)
+        write(spans, path, batch)
         print(f"generated {path} in {time.perf_counter() - t:.1f} s")
     return path
 
@@ -167,9 +170,10 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--spans", type=int, default=100_000)
+    ap.add_argument("--batch", type=int, default=BATCH, help="spans per export request (line)")
     ap.add_argument("-o", "--output", type=Path, required=True)
     args = ap.parse_args()
-    n = write(args.spans, args.output)
+    n = write(args.spans, args.output, args.batch)
     print(f"{n} spans, {args.output.stat().st_size} bytes -> {args.output}")
 
 

@@ -112,10 +112,8 @@ def import_bytes(
             return loaded
     conv = convert_with(imp, name, buf, options)
     del buf  # the conversion's recording is all that is read from here on
-    if conv.parts:  # its long values are taken as they are, never joined into one buffer
-        from agentbisect.importers import parts
-
-        loaded = parts.load(name, conv.data, conv.parts, compressed)
+    if conv.doc is not None:  # in memory: its long values taken as they are, never re-read
+        loaded = recording.load_doc(name, conv.doc, compressed)
     else:
         loaded = recording.load(name, conv.data, compressed)
     loaded.shape = imp.NAME

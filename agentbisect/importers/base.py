@@ -8,11 +8,6 @@ import msgspec
 from msgspec import Struct, field
 
 from agentbisect.core.honesty import HonestyFlag
-from agentbisect.importers import parts
-
-# ``parts`` is imported above although only a conversion uses it: imported lazily, mid-conversion,
-# it raised the 100,000-span benchmark's peak RSS by ~17 MiB (measured, repeatable; allocation
-# order), against ~0.1 ms per start.
 
 if TYPE_CHECKING:
     from agentbisect.model.record import RunRecording
@@ -56,14 +51,19 @@ class InputBuffer:
         self.data = b""
 
 
+_ENCODER = msgspec.json.Encoder()
+
+
 class Conversion(msgspec.Struct, kw_only=True):
     """A canonical recording made from an input (the bytes ``afp record`` writes: ``joined()``)
     and what the conversion had to say about it."""
 
-    # shape B {snapshot, events, structure}, or the envelope A when drops are carried; when
-    # ``parts`` is not empty, its skeleton: the long values are kept apart (``importers.parts``)
-    data: bytes
-    parts: dict[bytes, msgspec.Raw] = {}
+    # shape B {snapshot, events, structure}, or the envelope A when drops are carried: as bytes
+    # (a re-projected recording), or as ``doc``, the recording in memory (a run replayed through
+    # the recorder), whose long values are the recorder's JSON (``msgspec.Raw``), handed to the
+    # loader as they are: never joined into one buffer nor decoded a second time.
+    data: bytes = b""
+    doc: Any = None
     shape_in: str
     shape_out: str  # "recording" | "envelope"
     detail: str
@@ -76,7 +76,7 @@ class Conversion(msgspec.Struct, kw_only=True):
 
     def joined(self) -> bytes:
         """The whole recording's bytes (what ``afp record`` writes)."""
-        return parts.join(self.data, self.parts)
+        return self.data if self.doc is None else _ENCODER.encode(self.doc)
 
 
 def recorded(
@@ -89,13 +89,10 @@ def recorded(
     notes: list[HonestyFlag],
 ) -> Conversion:
     """The ``Conversion`` of a run replayed through the recorder (a capture, a synthesized trace
-    or transcript): ``doc`` is its recording, or the envelope when drops are carried. Its long
-    values already held as JSON are handed over apart (``importers.parts``), never copied into
-    one more buffer."""
-    skeleton, long_values = parts.split(doc)
+    or transcript): ``doc`` is its recording, or the envelope when drops are carried, handed
+    over in memory (``Conversion.doc``): its long values, already JSON, are never copied."""
     return Conversion(
-        data=skeleton,
-        parts=long_values,
+        doc=doc,
         shape_in=shape_in,
         shape_out="envelope" if envelope else "recording",
         detail=detail,

@@ -82,6 +82,40 @@ def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
     return _from_top(name, top, data, compressed, len(data), "$")
 
 
+def load_doc(name: str, doc: dict[str, Any], compressed: bool) -> Loaded:
+    """The ``Loaded`` of a recording an importer built in memory (``Conversion.doc``): what
+    ``load`` gives for its bytes (``afp record`` writes them), without encoding it. Values the
+    loader keeps as JSON are taken as they are when they already are JSON (the recorder's long
+    arrays), else encoded one by one (small ones); the rest is decoded as from the bytes."""
+    return run_deep(_from_top, name, _struct_of(TopLevel, doc), b"", compressed, 0, "$")
+
+
+_NESTED: dict[str, type] = {"recording": TopLevel, "snapshot": Snapshot}
+
+
+def _struct_of(cls: type, doc: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {}
+    for f in msgspec.structs.fields(cls):
+        if f.encode_name not in doc:
+            continue
+        value = doc[f.encode_name]
+        nested = _NESTED.get(f.name)
+        if nested is not None and isinstance(value, dict):
+            value = _struct_of(nested, value)
+        elif f.name == "recorders" and isinstance(value, list):
+            value = [_struct_of(RecorderRow, r) if isinstance(r, dict) else r for r in value]
+            if not all(isinstance(r, RecorderRow) for r in value):
+                value = msgspec.json.decode(_ENCODER.encode(value), type=f.type)
+        elif not (isinstance(value, Raw) and _takes_raw(f.type)):
+            value = msgspec.json.decode(_ENCODER.encode(value), type=f.type)
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+def _takes_raw(tp: Any) -> bool:
+    return tp is Raw or Raw in getattr(tp, "__args__", ())
+
+
 def _from_top(
     name: str, top: TopLevel, data: bytes | Raw, compressed: bool, size: int, base: str
 ) -> Loaded:

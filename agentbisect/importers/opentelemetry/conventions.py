@@ -251,67 +251,7 @@ def message_from(obj: Any, role: str = "") -> Message:
     return msg
 
 
-class _FastPart(msgspec.Struct):
-    type: Any = None
-    content: Any = msgspec.UNSET
-    text: Any = msgspec.UNSET
-    id: Any = None
-    name: Any = None
-    arguments: Any = None
-    function: Any = None
-    response: Any = msgspec.UNSET
-    result: Any = None
-
-
-class _FastMessage(msgspec.Struct):
-    role: Any = None
-    name: Any = None
-    parts: list[_FastPart] | msgspec.UnsetType = msgspec.UNSET
-    message: Any = None
-
-
-# The current GenAI form (a JSON string holding an array of messages in the "parts" form), typed:
-# msgspec fills these in C, and ``message_from``'s key lookups become attribute reads. Anything
-# else (the OpenAI form, choice bodies, odd types) is read by the generic path.
-_FAST_MESSAGES = msgspec.json.Decoder(list[_FastMessage])
-
-
-class _Slow(Exception):
-    pass
-
-
-def _fast_message(m: _FastMessage) -> Message:
-    """``message_from`` for a parts-form message (the same values, read from a typed struct)."""
-    if m.parts is msgspec.UNSET or isinstance(m.message, dict):
-        raise _Slow
-    msg = Message(text_of(m.role) or "user", name=text_of(m.name))
-    append = msg.parts.append
-    for p in m.parts:
-        kind = p.type
-        if kind == "tool_call":
-            fn = p.function
-            if isinstance(fn, dict):
-                name, args = fn.get("name"), fn.get("arguments")
-            else:
-                name, args = p.name, p.arguments
-            append(Part("tool_call", id=text_of(p.id), name=text_of(name), arguments=as_text(args)))
-        elif kind == "tool_call_response":
-            resp = p.result if p.response is msgspec.UNSET else p.response
-            append(Part("tool_result", as_text(resp), id=text_of(p.id)))
-        else:
-            content = p.content
-            if content is msgspec.UNSET:
-                content = "" if p.text is msgspec.UNSET else p.text
-            append(Part("text", text_of(content)))
-    return msg
-
-
 def messages_from(value: Any) -> list[Message]:
-    if isinstance(value, str):
-        try:
-            return [_fast_message(m) for m in _FAST_MESSAGES.decode(value)]
-        except (msgspec.DecodeError, _Slow):
-            pass  # (ValidationError included) not the plain parts form: the generic path
     value = _json_value(value)
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]

@@ -3,8 +3,8 @@ JSON Lines of export requests (what the Collector's file exporter writes), into 
 
 The outer shape is decoded straight into typed Structs; attribute values (the typed ``AnyValue``
 union: ``stringValue``, ``intValue`` as a string, ``arrayValue``, ``kvlistValue`` …) are decoded
-generically and converted here, so that one ill-typed value is kept as a flagged oddity instead of
-failing the whole file. Protobuf's JSON mapping may spell enums as numbers or names and ids as
+generically and converted here (one way, ``any_value``), so that one ill-typed value is kept as a
+flagged oddity instead of failing the whole file. Protobuf's JSON mapping may spell enums as numbers or names and ids as
 base64; every spelling is accepted.
 """
 
@@ -14,10 +14,10 @@ import base64
 import binascii
 import math
 from collections.abc import Iterator
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, Struct, UnsetType
+from msgspec import Struct
 
 from agentbisect.core.errors import InputError
 from agentbisect.importers.opentelemetry import detect as trace_sniff
@@ -33,14 +33,10 @@ from agentbisect.importers.opentelemetry.spans import (
     time_ok,
 )
 
-# The span envelope is generic over the attribute value: ``Any`` for the generic reader (values
-# walked by ``any_value``), ``_AnyValue`` for the typed fast path below.
-V = TypeVar("V")
 
-
-class _KeyValue(Struct, Generic[V]):
+class _KeyValue(Struct):
     key: str = ""
-    value: V | None = None
+    value: Any = None
 
 
 class _Scope(Struct):
@@ -48,7 +44,7 @@ class _Scope(Struct):
 
 
 class _Resource(Struct):
-    attributes: list[_KeyValue[Any]] = []
+    attributes: list[_KeyValue] = []
 
 
 class _Status(Struct):
@@ -56,13 +52,13 @@ class _Status(Struct):
     message: str = ""
 
 
-class _Event(Struct, Generic[V]):
+class _Event(Struct):
     timeUnixNano: int | str = 0
     name: str = ""
-    attributes: list[_KeyValue[V]] = []
+    attributes: list[_KeyValue] = []
 
 
-class _Span(Struct, Generic[V]):
+class _Span(Struct):
     traceId: str = ""
     spanId: str = ""
     parentSpanId: str = ""
@@ -70,19 +66,19 @@ class _Span(Struct, Generic[V]):
     kind: int | str = 0
     startTimeUnixNano: int | str = 0
     endTimeUnixNano: int | str = 0
-    attributes: list[_KeyValue[V]] = []
-    events: list[_Event[V]] = []
+    attributes: list[_KeyValue] = []
+    events: list[_Event] = []
     status: _Status | None = None
 
 
-class _ScopeSpans(Struct, Generic[V]):
+class _ScopeSpans(Struct):
     scope: _Scope | None = None
-    spans: list[_Span[V]] = []
+    spans: list[_Span] = []
 
 
-class _ResourceSpans(Struct, Generic[V]):
+class _ResourceSpans(Struct):
     resource: _Resource | None = None
-    scopeSpans: list[_ScopeSpans[V]] = []
+    scopeSpans: list[_ScopeSpans] = []
 
 
 class _Log(Struct):
@@ -92,7 +88,7 @@ class _Log(Struct):
     spanId: str = ""
     eventName: str = ""
     body: Any = None
-    attributes: list[_KeyValue[Any]] = []
+    attributes: list[_KeyValue] = []
 
 
 class _ScopeLogs(Struct):
@@ -106,86 +102,11 @@ class _ResourceLogs(Struct):
 
 
 class _Export(Struct):
-    resourceSpans: list[_ResourceSpans[Any]] = []
+    resourceSpans: list[_ResourceSpans] = []
     resourceLogs: list[_ResourceLogs] = []
 
 
 _DECODER = msgspec.json.Decoder(_Export)
-
-
-# The fast path: the same envelope with attribute values typed, so msgspec builds them in C
-# instead of generic dicts walked by ``any_value``. It accepts only well-formed values (one
-# known kind, right types; unknown kinds are refused by ``forbid_unknown_fields``); anything else
-# fails the decode or raises ``_Slow``, and that export request is read again the generic way,
-# so ill-typed values still become the same flagged problems.
-class _ArrayValue(Struct):
-    values: list[_AnyValue | None] = []
-
-
-class _KvItem(Struct):
-    key: str
-    value: _AnyValue | None = None
-
-
-class _KvlistValue(Struct):
-    values: list[_KvItem] = []
-
-
-class _AnyValue(Struct, forbid_unknown_fields=True):
-    stringValue: str | UnsetType = UNSET
-    boolValue: bool | UnsetType = UNSET
-    intValue: int | str | UnsetType = UNSET
-    doubleValue: float | UnsetType = UNSET
-    arrayValue: _ArrayValue | UnsetType = UNSET
-    kvlistValue: _KvlistValue | UnsetType = UNSET
-    bytesValue: str | UnsetType = UNSET
-
-
-class _FastExport(Struct):
-    resourceSpans: list[_ResourceSpans[_AnyValue]] = []
-    resourceLogs: list[_ResourceLogs] = []  # rare in span files: the generic path's types
-
-
-_FAST = msgspec.json.Decoder(_FastExport)
-
-
-class _Slow(Exception):
-    """A typed value the fast path cannot convert exactly as ``any_value`` would."""
-
-
-def _typed_value(v: _AnyValue | None) -> Any:
-    """``any_value`` for a typed ``AnyValue``; ``_Slow`` where it would raise ``BadValue``."""
-    if v is None:
-        return None
-    found: Any = UNSET
-    kind = ""
-    for name in _KINDS:
-        inner = getattr(v, name)
-        if inner is not UNSET:
-            if found is not UNSET:
-                raise _Slow  # two kinds in one value: the generic path names the problem
-            found, kind = inner, name
-    if found is UNSET:
-        return None
-    if kind == "stringValue" or kind == "boolValue":
-        return found
-    if kind == "intValue":
-        if isinstance(found, int):
-            return found
-        try:
-            return int(found)
-        except ValueError:
-            raise _Slow from None
-    if kind == "doubleValue":
-        return float(found)
-    if kind == "arrayValue":
-        return [_typed_value(x) for x in found.values]
-    if kind == "kvlistValue":
-        return {kv.key: _typed_value(kv.value) for kv in found.values}
-    raise _Slow  # bytesValue: rare; the generic path decodes and checks the base64
-
-
-_KINDS = tuple(_AnyValue.__struct_fields__)
 
 
 # Strings up to this length are kept once per file (``Strings``): attribute keys, model and
@@ -201,32 +122,6 @@ class Strings(dict[str, str]):
         if len(text) > _SHARED_MAX:
             return text
         return self.setdefault(text, text)
-
-
-def _typed_attrs(kvs: list[_KeyValue[_AnyValue]], strings: Strings) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    share = strings.setdefault  # (inlined ``Strings.one``: this runs for every attribute)
-    for kv in kvs:
-        v = kv.value
-        key = kv.key
-        if len(key) <= _SHARED_MAX:
-            key = share(key, key)
-        # the usual case first: one string
-        if v is not None and v.stringValue is not UNSET:
-            if (
-                v.intValue is UNSET
-                and v.boolValue is UNSET
-                and v.doubleValue is UNSET
-                and v.arrayValue is UNSET
-                and v.kvlistValue is UNSET
-                and v.bytesValue is UNSET
-            ):
-                text = v.stringValue
-                out[key] = text if len(text) > _SHARED_MAX else share(text, text)
-                continue
-            raise _Slow
-        out[key] = _typed_value(v)
-    return out
 
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
@@ -305,13 +200,25 @@ def any_value(value: Any) -> Any:
     raise BadValue(f"unknown AnyValue kind {kind!r}")
 
 
-def _attrs(kvs: list[_KeyValue[Any]], batch: SpanBatch, where: str) -> dict[str, Any]:
+def _attrs(
+    kvs: list[_KeyValue], batch: SpanBatch, where: str, strings: Strings | None = None
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    share = (strings if strings is not None else Strings()).setdefault  # (``Strings.one``)
     for kv in kvs:
+        key, v = kv.key, kv.value
+        if len(key) <= _SHARED_MAX:
+            key = share(key, key)
+        # the usual case first: one string (what ``any_value`` gives for it)
+        if type(v) is dict and len(v) == 1:
+            text = v.get("stringValue")
+            if type(text) is str:
+                out[key] = text if len(text) > _SHARED_MAX else share(text, text)
+                continue
         try:
-            out[kv.key] = any_value(kv.value)
+            out[key] = any_value(v)
         except BadValue as exc:
-            batch.problem("malformed-attribute", f"{where}: attribute {kv.key!r}: {exc}; dropped")
+            batch.problem("malformed-attribute", f"{where}: attribute {key!r}: {exc}; dropped")
     return out
 
 
@@ -347,24 +254,9 @@ def _status(status: _Status | None) -> tuple[str, str]:
     return name, status.message
 
 
-def _generic_attrs(kvs: Any, batch: SpanBatch, where: str, strings: Strings) -> dict[str, Any]:
-    return _attrs(kvs, batch, where)
-
-
-def _fast_attrs(kvs: Any, batch: SpanBatch, where: str, strings: Strings) -> dict[str, Any]:
-    return _typed_attrs(kvs, strings)
-
-
-def _add_export(
-    doc: Any,
-    batch: SpanBatch,
-    name: str,
-    attrs: Any = _generic_attrs,
-    strings: Strings | None = None,
-) -> None:
-    """Add one decoded export request's spans and log records; ``attrs`` converts attribute
-    lists (``_fast_attrs`` for the typed fast path's ``_FastExport``); ``strings`` shares the
-    repeated short strings of the file."""
+def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | None = None) -> None:
+    """Add one decoded export request's spans and log records; ``strings`` shares the repeated
+    short strings of the file."""
     if strings is None:
         strings = Strings()
     one = strings.one
@@ -391,12 +283,12 @@ def _add_export(
                         end_ns=end if time_ok(end) else 0,
                         status=status,
                         status_message=message,
-                        attributes=attrs(s.attributes, batch, where, strings),
+                        attributes=_attrs(s.attributes, batch, where, strings),
                         events=[
                             SpanEvent(
                                 e.name,
                                 _nanos(e.timeUnixNano),
-                                attrs(e.attributes, batch, where, strings),
+                                _attrs(e.attributes, batch, where, strings),
                             )
                             for e in s.events
                         ],
@@ -428,24 +320,6 @@ def _add_export(
                 )
 
 
-def _add_fast(data: bytes, batch: SpanBatch, name: str, strings: Strings) -> bool:
-    """Read one export request through the typed fast path; False when it must be read the
-    generic way (nothing is added then)."""
-    try:
-        doc = _FAST.decode(data)
-    except msgspec.DecodeError:  # (ValidationError included) the generic path reports it
-        return False
-    part = SpanBatch()
-    try:
-        _add_export(doc, part, name, _fast_attrs, strings)
-    except _Slow:
-        return False
-    batch.spans.extend(part.spans)
-    batch.logs.extend(part.logs)
-    batch.problems.extend(part.problems)
-    return True
-
-
 def _lines(data: bytes) -> Iterator[bytes]:
     """``data.splitlines()`` one line at a time: the list of every line would copy the whole
     file at once (150 MB for a 100,000-span trace)."""
@@ -466,8 +340,7 @@ def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
     batch = batch if batch is not None else SpanBatch()
     strings = Strings()
     try:
-        if not _add_fast(data, batch, name, strings):
-            _add_export(_DECODER.decode(data), batch, name, strings=strings)
+        _add_export(_DECODER.decode(data), batch, name, strings)
         batch.form = batch.form or "OTLP/JSON"
         return batch
     except msgspec.ValidationError as exc:  # (a subclass of DecodeError: test it first)
@@ -477,15 +350,13 @@ def read(name: str, data: bytes, batch: SpanBatch | None = None) -> SpanBatch:
     for n, line in enumerate(_lines(data), start=1):
         if not line.strip():
             continue
-        if _add_fast(line, batch, name, strings):
-            continue
         try:
             doc = _DECODER.decode(line)
         except msgspec.ValidationError as exc:
             raise _validation(name, exc, f"line {n} ") from None
         except msgspec.DecodeError as exc:
             raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
-        _add_export(doc, batch, name, strings=strings)
+        _add_export(doc, batch, name, strings)
     batch.form = batch.form or "OTLP/JSON Lines"
     return batch
 

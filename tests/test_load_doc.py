@@ -1,6 +1,7 @@
-"""A converted recording handed over in parts (``importers.parts``): joined, the parts are the
-very bytes the whole recording encoded at once gave; loaded without joining, they make the same
-``Loaded`` as those bytes; and a trace imported through ``afp`` never joins them."""
+"""A converted recording handed over in memory (``Conversion.doc``): loaded as it is
+(``recording.load_doc``), it makes the same ``Loaded`` as its bytes (what ``afp record`` writes);
+its long values are the recorder's own JSON, never encoded into one buffer nor copied; and a trace
+imported through ``afp`` is never encoded whole."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentbisect.importers import load, load_bytes, parts, recording
+from agentbisect.importers import base, load, load_bytes, recording
 from agentbisect.importers.opentelemetry.traces import import_trace
 from agentbisect.importers.transcript_import import import_transcript
 from agentbisect.model.loaded import decode_commit_log
@@ -32,21 +33,19 @@ TRANSCRIPTS = sorted(
 
 def _same_load(doc: dict[str, Any]) -> None:
     whole = msgspec.json.encode(doc)
-    skeleton, long_values = parts.split(doc)
-    assert long_values, "nothing was split off: the test would prove nothing"
-    assert parts.join(skeleton, long_values) == whole
-    handed = parts.load("f", skeleton, long_values, False)
+    handed = recording.load_doc("f", doc, False)
+    handed.size = len(whole)  # (the importer sets the input's size)
     assert handed == recording.load("f", whole, False)
-    # the values are the parts themselves, not copies
-    assert any(handed.snapshot.commitLog is v for v in long_values.values())  # type: ignore[union-attr]
+    # the long values are the recorder's own, not copies
+    rec = doc["recording"] if doc.get("format") == ENVELOPE_FORMAT else doc
+    log = rec["snapshot"]["commitLog"]
+    if isinstance(log, msgspec.Raw):
+        assert handed.snapshot.commitLog is log  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("path", TRACES + TRANSCRIPTS, ids=lambda p: p.name)
 @pytest.mark.parametrize(("detail", "max_events"), [("full", 10_000), ("lean", 7)])
-def test_every_fixture_loads_the_same_from_its_parts(
-    path: Path, detail: Any, max_events: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(parts, "MIN_PART", 1)  # (fixtures are small: split everything)
+def test_every_fixture_loads_the_same_in_memory(path: Path, detail: Any, max_events: int) -> None:
     if path.name.startswith("transcript."):
         result = import_transcript(
             path.name, path.read_bytes(), detail=detail, max_events=max_events
@@ -58,7 +57,7 @@ def test_every_fixture_loads_the_same_from_its_parts(
     _same_load(doc)
 
 
-def test_a_long_trace_is_loaded_without_joining_its_parts(
+def test_a_long_trace_is_loaded_without_encoding_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import sys
@@ -67,40 +66,22 @@ def test_a_long_trace_is_loaded_without_joining_its_parts(
     import otlp_gen
 
     path = tmp_path / "trace.otlp.jsonl"
-    otlp_gen.write(401, path)  # (its commit log, events and tree are over MIN_PART)
+    otlp_gen.write(401, path)
 
     def joining(*args: Any) -> bytes:
-        raise AssertionError("the parts were joined")
+        raise AssertionError("the recording was encoded whole")
 
-    handed: list[int] = []
-    load_parts = parts.load
-
-    def loading(name: str, skeleton: bytes, values: Any, compressed: bool) -> Any:
-        handed.append(len(values))
-        return load_parts(name, skeleton, values, compressed)
-
-    monkeypatch.setattr(parts, "join", joining)
-    monkeypatch.setattr(parts, "load", loading)
+    monkeypatch.setattr(base.Conversion, "joined", joining)
     loaded = load(str(path))
-    assert handed == [3]  # the commit log, the domain events, the execution tree
     assert loaded.shape == "otel" and loaded.size == path.stat().st_size
     monkeypatch.undo()
     # the same events as the whole recording, encoded at once and loaded from its bytes
     whole = msgspec.json.encode(import_trace(path.name, path.read_bytes()).document())
     joined = load_bytes(whole, path.name)
     assert loaded.domain is not None and joined.domain is not None
-    assert len(loaded.domain.events) > 800  # (the parts were over MIN_PART)
+    assert len(loaded.domain.events) > 800
     assert loaded.domain.events == joined.domain.events
     assert decode_commit_log(loaded) == decode_commit_log(joined)
-
-
-def test_a_placeholder_the_loader_did_not_keep_whole_falls_back_to_the_joined_bytes() -> None:
-    ph = b'["\\u0000afp-part test 0"]'
-    skeleton = msgspec.json.encode(
-        {"snapshot": {"commitLog": []}, "events": [], "import": {"x": msgspec.Raw(ph)}}
-    )
-    loaded = parts.load("f", skeleton, {ph: msgspec.Raw(b"[1,2]")}, False)
-    assert bytes(loaded.import_raw) == b'{"x":[1,2]}'  # type: ignore[arg-type]
 
 
 _JSON = st.recursive(
@@ -144,10 +125,5 @@ def _recordings(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=60, deadline=None)
 @given(_recordings())
-def test_any_recording_loads_the_same_from_its_parts(doc: dict[str, Any]) -> None:
-    saved = parts.MIN_PART
-    parts.MIN_PART = 1
-    try:
-        _same_load(doc)
-    finally:
-        parts.MIN_PART = saved
+def test_any_recording_loads_the_same_in_memory(doc: dict[str, Any]) -> None:
+    _same_load(doc)
