@@ -76,6 +76,16 @@ def test_kkt_holds_on_random_problems(n: int, p: int, seed: int, frac: float) ->
     assert kkt_violation(x, y, fit.weights, fit.intercept, lam) < 1e-6
 
 
+def test_a_near_singular_problem_is_solved_to_the_optimum() -> None:
+    # Found by the property above: 11 sources over 10 rows at a tiny penalty crawled past the
+    # old 1,000-sweep cap and stopped with a KKT violation of 1.2e-5.
+    x = masks(10, 11, 941)
+    y = np.random.default_rng(942).standard_normal(10)
+    lam = float(lambda_grid(x, y)[0]) * 6.103515625e-05
+    fit = fit_lasso(x, y, lam)
+    assert kkt_violation(x, y, fit.weights, fit.intercept, lam) < 1e-6
+
+
 def test_penalty_at_lambda_max_zeroes_every_weight() -> None:
     x = masks(50, 6, 6)
     y = x[:, 0] + 0.5
