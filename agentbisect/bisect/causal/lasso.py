@@ -54,8 +54,6 @@ class CvFit:
 
     fit: LassoFit
     lambdas: FloatArray
-    cv_mse: FloatArray
-    oof_pred: FloatArray
     heldout_r2: float | None
     rank_correlation: float | None
     folds: int
@@ -269,7 +267,7 @@ def lasso_cv(
     larger, sparser λ), refit on all rows, and report the held-out fit at that λ.
 
     The folds walk the λ grid together, and the walk stops once the CV error has clearly turned
-    up (``_turned_up``), so ``lambdas`` and ``cv_mse`` may be shorter than the grid.
+    up (``_turned_up``), so ``lambdas`` may be shorter than the grid.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -299,8 +297,6 @@ def lasso_cv(
     return CvFit(
         fit=fit,
         lambdas=lambdas,
-        cv_mse=np.asarray(mse),
-        oof_pred=pred,
         heldout_r2=r2,
         rank_correlation=spearman(y, pred),
         folds=folds,

@@ -36,7 +36,6 @@ class MockEmbedder:
     """``mockEmbedder``: ``vec[charCodeAt(i) % dims] += 1`` over UTF-16 code units."""
 
     id = "mock"
-    max_input_chars = 1_000_000
 
     def __init__(self, dimensions: int = 32) -> None:
         if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions <= 0:

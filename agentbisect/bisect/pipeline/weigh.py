@@ -26,7 +26,6 @@ class EdgeWeigher:
         self.llm_ids = llm_ids
         self.embedder = embedder
         self.weights: dict[str, float] = {}
-        self.primed = False
 
     @staticmethod
     def edge_id(child: str, parent: str, key: str) -> str:
@@ -56,7 +55,6 @@ class EdgeWeigher:
                 scored = {s.id: s.score for s in score_influence(items, child_text, self.embedder)}
                 for it in items:
                     self.weights[it.id] = _clamp01(scored.get(it.id, 0.0))
-        self.primed = True
 
     def weigh(
         self, child: CausalNode, parent: CausalNode, key: str | None, kind: str
