@@ -16,7 +16,6 @@ Reruns go through the ordinary protocol: ``specs`` = the specs of the removed so
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,35 +185,11 @@ def parallel_batch(
     *,
     abort: Callable[[], None] | None = None,
 ) -> BatchRunner:
-    """Run mask calls on ``jobs`` threads; results come back in call order.
+    """Run mask calls on ``jobs`` threads, in call order (``rerun.run_calls``; ``abort`` on
+    the first failure)."""
+    from agentbisect.bisect.causal.rerun import run_calls  # the rerun protocol's thread pool
 
-    The first failure (or Ctrl-C) cancels what has not started, calls ``abort`` (the command
-    runner's kill-all, so running reruns die now instead of being waited for) and is re-raised.
-    """
-
-    def run(calls: list[Call]) -> list[RunResult]:
-        if jobs <= 1 or len(calls) <= 1:
-            return [run_one(*c) for c in calls]
-        pool = ThreadPoolExecutor(max_workers=min(jobs, len(calls)))
-        futures: list[Future[RunResult]] = []
-        try:
-            futures = [pool.submit(run_one, *c) for c in calls]
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for f in futures:
-                exc = f.exception() if f in done else None
-                if exc is not None:
-                    raise exc
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            if abort is not None:
-                abort()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    return run
+    return lambda calls: run_calls(run_one, calls, jobs, abort=abort)
 
 
 def _scores(
