@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from msgspec import UNSET, Struct, UnsetType, field
+from msgspec import UNSET, Struct, UnsetType
 
 from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
@@ -179,7 +179,6 @@ class _Probe(Struct):
     samples: int
     threshold: float
     changed: Comparator | None
-    calls: list[tuple[str, int]] = field(default_factory=list)
 
     def run(self, payload: dict[str, Any], probe: str) -> AblationRunStats:
         orig_vec = self.embedder.embed(self.original)
@@ -189,8 +188,7 @@ class _Probe(Struct):
         loops: list[float] = []
         tokens: list[float] = []
         flips = 0
-        for seed, r in zip(seeds, results, strict=True):
-            self.calls.append((probe, seed))
+        for _, r in zip(seeds, results, strict=True):  # strict: one answer per seed
             if r.loops is not None:
                 loops.append(r.loops)
             if r.tokens is not None:
