@@ -179,10 +179,7 @@ class _Problem:
 
 
 def lambda_grid(
-    x: FloatArray,
-    y: FloatArray,
-    n: int = DEFAULT_N_LAMBDAS,
-    ratio: float = DEFAULT_LAMBDA_RATIO,
+    x: FloatArray, y: FloatArray, n: int = DEFAULT_N_LAMBDAS, ratio: float = DEFAULT_LAMBDA_RATIO
 ) -> FloatArray:
     """A geometric grid from λ_max (the smallest λ giving w = 0) down to ``ratio`` · λ_max."""
     c = _Problem(x, y).c
@@ -295,9 +292,5 @@ def lasso_cv(
     sst = float(np.sum((y - y.mean()) ** 2))
     r2 = None if sst == 0.0 else 1.0 - float(np.sum((y - pred) ** 2)) / sst
     return CvFit(
-        fit=fit,
-        lambdas=lambdas,
-        heldout_r2=r2,
-        rank_correlation=spearman(y, pred),
-        folds=folds,
+        fit=fit, lambdas=lambdas, heldout_r2=r2, rank_correlation=spearman(y, pred), folds=folds
     )

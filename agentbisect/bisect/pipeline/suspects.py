@@ -125,9 +125,7 @@ def to_suspect(d: Draft) -> Suspect:
 
 
 def rank(
-    suspects: list[Suspect],
-    max_suspects: int,
-    shortlist: list[tuple[str, float]] | None = None,
+    suspects: list[Suspect], max_suspects: int, shortlist: list[tuple[str, float]] | None = None
 ) -> list[Suspect]:
     """Stable sort by score descending, optional shortlist reorder, then cut."""
     out = sorted(suspects, key=lambda s: -s.score)
