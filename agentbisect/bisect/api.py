@@ -112,9 +112,7 @@ def _original_output(value: str | None, run: Run) -> str:
                 "pass --original-output TEXT or @FILE"
             )
         return run.final_answer
-    if value.startswith("@"):
-        return read_text_option(value[1:], "--original-output")
-    return value
+    return _text_or_file(value, "--original-output")
 
 
 def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -56,8 +56,6 @@ class CvFit:
 
     fit: LassoFit
     lambdas: FloatArray
-    cv_mse: FloatArray
-    oof_pred: FloatArray
     heldout_r2: float | None
     rank_correlation: float | None
     folds: int
@@ -183,10 +181,7 @@ class _Problem:
 
 
 def lambda_grid(
-    x: FloatArray,
-    y: FloatArray,
-    n: int = DEFAULT_N_LAMBDAS,
-    ratio: float = DEFAULT_LAMBDA_RATIO,
+    x: FloatArray, y: FloatArray, n: int = DEFAULT_N_LAMBDAS, ratio: float = DEFAULT_LAMBDA_RATIO
 ) -> FloatArray:
     """A geometric grid from λ_max (the smallest λ giving w = 0) down to ``ratio`` · λ_max."""
     c = _Problem(x, y).c
@@ -271,7 +266,7 @@ def lasso_cv(
     larger, sparser λ), refit on all rows, and report the held-out fit at that λ.
 
     The folds walk the λ grid together, and the walk stops once the CV error has clearly turned
-    up (``_turned_up``), so ``lambdas`` and ``cv_mse`` may be shorter than the grid.
+    up (``_turned_up``), so ``lambdas`` may be shorter than the grid.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -299,11 +294,5 @@ def lasso_cv(
     sst = float(np.sum((y - y.mean()) ** 2))
     r2 = None if sst == 0.0 else 1.0 - float(np.sum((y - pred) ** 2)) / sst
     return CvFit(
-        fit=fit,
-        lambdas=lambdas,
-        cv_mse=np.asarray(mse),
-        oof_pred=pred,
-        heldout_r2=r2,
-        rank_correlation=spearman(y, pred),
-        folds=folds,
+        fit=fit, lambdas=lambdas, heldout_r2=r2, rank_correlation=spearman(y, pred), folds=folds
     )

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from msgspec import UNSET, Struct, field
+from msgspec import UNSET, Struct, UnsetType
 
 from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
@@ -156,18 +156,14 @@ def median(xs: Sequence[float]) -> float:
     return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
 
 
-def _range(xs: list[float]) -> NumRange:
-    return NumRange(median=median(xs), min=min(xs), max=max(xs))
+def _range(xs: list[float]) -> NumRange | UnsetType:
+    return NumRange(median=median(xs), min=min(xs), max=max(xs)) if xs else UNSET
 
 
 def cost_stats_from(samples: int, loops: list[float], tokens: list[float]) -> CostStats | None:
     if not loops and not tokens:
         return None
-    return CostStats(
-        samples=samples,
-        loops=_range(loops) if loops else UNSET,
-        tokens=_range(tokens) if tokens else UNSET,
-    )
+    return CostStats(samples=samples, loops=_range(loops), tokens=_range(tokens))
 
 
 def probe_flipped(stats: AblationRunStats) -> bool:
@@ -183,7 +179,6 @@ class _Probe(Struct):
     samples: int
     threshold: float
     changed: Comparator | None
-    calls: list[tuple[str, int]] = field(default_factory=list)
 
     def run(self, payload: dict[str, Any], probe: str) -> AblationRunStats:
         orig_vec = self.embedder.embed(self.original)
@@ -193,8 +188,7 @@ class _Probe(Struct):
         loops: list[float] = []
         tokens: list[float] = []
         flips = 0
-        for seed, r in zip(seeds, results, strict=True):
-            self.calls.append((probe, seed))
+        for _, r in zip(seeds, results, strict=True):  # strict: one answer per seed
             if r.loops is not None:
                 loops.append(r.loops)
             if r.tokens is not None:
@@ -334,13 +328,7 @@ def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Pro
 def ablation_targets(suspects: Sequence[Suspect], max_suspects: int) -> list[Suspect]:
     """The suspects the leave-one-out tier probes: ranked order, a spec a rerun can apply (not
     ``arg``), at most ``max_suspects``. One list for the tier and for its planned count."""
-    out: list[Suspect] = []
-    for s in suspects:
-        if len(out) >= max_suspects:
-            break
-        if s.ablation is not UNSET and s.ablation.kind != "arg":
-            out.append(s)
-    return out
+    return culprit_candidates(suspects)[: max(0, max_suspects)]
 
 
 def run_ablation_tier(

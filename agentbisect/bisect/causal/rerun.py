@@ -24,7 +24,7 @@ from agentbisect.core.inputbytes import describe_size
 from agentbisect.core.js import js_stringify
 from agentbisect.core.signals import deferred
 
-__all__ = ["CommandRunner", "parse_answer"]
+__all__ = ["CommandRunner", "parse_answer", "run_calls"]
 
 
 def parse_answer(stdout: bytes) -> RunResult:
@@ -164,25 +164,41 @@ class CommandRunner:
         return result
 
     def __call__(self, payload: dict[str, Any], seeds: list[int], probe: str) -> list[RunResult]:
-        if self.jobs == 1 or len(seeds) == 1:
-            try:
-                return [self.run_one(payload, s, probe) for s in seeds]
-            except BaseException:
-                self.kill_all()
-                raise
-        pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(seeds)))
-        futures: list[Future[RunResult]] = []
-        try:
-            futures = [pool.submit(self.run_one, payload, s, probe) for s in seeds]
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for f in futures:  # results are always taken in seed order
-                if f in done and f.exception() is not None:
-                    raise f.exception()  # type: ignore[misc]
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            self.kill_all()
-            raise
-        finally:
+        calls = [(payload, s, probe) for s in seeds]
+        return run_calls(self.run_one, calls, self.jobs, abort=self.kill_all)
+
+
+def run_calls(
+    run_one: Callable[[dict[str, Any], int, str], RunResult],
+    calls: list[tuple[dict[str, Any], int, str]],
+    jobs: int,
+    *,
+    abort: Callable[[], None] | None = None,
+) -> list[RunResult]:
+    """``run_one(*call)`` for every call, on up to ``jobs`` threads; results in call order.
+
+    The first failure (or Ctrl-C) cancels what has not started, calls ``abort`` (the command
+    runner's kill-all, so running reruns die now instead of being waited for) and is re-raised.
+    """
+    pool: ThreadPoolExecutor | None = None
+    futures: list[Future[RunResult]] = []
+    try:
+        if jobs <= 1 or len(calls) <= 1:
+            return [run_one(*c) for c in calls]
+        pool = ThreadPoolExecutor(max_workers=min(jobs, len(calls)))
+        futures = [pool.submit(run_one, *c) for c in calls]
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for f in futures:  # results are always taken in call order
+            exc = f.exception() if f in done else None
+            if exc is not None:
+                raise exc
+        return [f.result() for f in futures]
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        if abort is not None:
+            abort()
+        raise
+    finally:
+        if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -16,12 +16,11 @@ Reruns go through the ordinary protocol: ``specs`` = the specs of the removed so
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET, UnsetType, structs
 from numpy.typing import NDArray
 
 from agentbisect.bisect.causal.lasso import DEFAULT_FOLDS, lasso_cv
@@ -161,9 +160,9 @@ class _Tally:
     def __call__(self, payload: dict[str, Any], seeds: list[int], probe: str) -> list[RunResult]:
         return self.count(self.runner(payload, seeds, probe))
 
-    def cost(self) -> AttributionCost | None:
+    def cost(self) -> AttributionCost | UnsetType:
         if not self.cost_runs:
-            return None
+            return UNSET
         return AttributionCost(
             runs=self.cost_runs,
             loops=self.loops if self.loops is not None else UNSET,
@@ -186,35 +185,11 @@ def parallel_batch(
     *,
     abort: Callable[[], None] | None = None,
 ) -> BatchRunner:
-    """Run mask calls on ``jobs`` threads; results come back in call order.
+    """Run mask calls on ``jobs`` threads, in call order (``rerun.run_calls``; ``abort`` on
+    the first failure)."""
+    from agentbisect.bisect.causal.rerun import run_calls  # the rerun protocol's thread pool
 
-    The first failure (or Ctrl-C) cancels what has not started, calls ``abort`` (the command
-    runner's kill-all, so running reruns die now instead of being waited for) and is re-raised.
-    """
-
-    def run(calls: list[Call]) -> list[RunResult]:
-        if jobs <= 1 or len(calls) <= 1:
-            return [run_one(*c) for c in calls]
-        pool = ThreadPoolExecutor(max_workers=min(jobs, len(calls)))
-        futures: list[Future[RunResult]] = []
-        try:
-            futures = [pool.submit(run_one, *c) for c in calls]
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for f in futures:
-                exc = f.exception() if f in done else None
-                if exc is not None:
-                    raise exc
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            if abort is not None:
-                abort()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    return run
+    return lambda calls: run_calls(run_one, calls, jobs, abort=abort)
 
 
 def _scores(
@@ -338,44 +313,54 @@ def run_surrogate(
     search = opts.culprits if opts.culprits is not None else unreliable is not None
     if search and cands:
         top = sorted(range(len(cands)), key=lambda j: -weights[j])[:SET_SEARCH_SIZE]
-        counted = RerunOptions(
-            runner=tally,
-            original_output=rerun.original_output,
-            samples=rerun.samples,
-            flip_threshold=rerun.flip_threshold,
-            outcome_changed=rerun.outcome_changed,
-            max_suspects=rerun.max_suspects,
-        )
+        counted = structs.replace(rerun, runner=tally)  # the search's reruns count too
         picked = [cands[j].suspects[0] for j in top]
         searched = [suspect_label(x) for x in picked]
         if on_plan is not None:
             on_plan(culprit_search_bound(len(picked), rerun.samples), False, "set search")
         culprits = bisect_culprits(picked, counted, embedder)
 
-    cost = tally.cost()
-    attribution = Attribution(
+    fit = _fit(cv.heldout_r2, cv.rank_correlation, cv.folds, cv.fit.lam, cv.fit.intercept)
+    attribution = _attribution(opts, tally, opts.masks, changed, fit, [rows[j] for j in order])
+    attribution.searched, attribution.culprits = searched, culprits
+    return SurrogateOutcome(baseline=baseline, attribution=attribution, flags=flags)
+
+
+def _fit(
+    r2: float | None, rho: float | None, folds: int, penalty: float, intercept: float
+) -> SurrogateFit:
+    return SurrogateFit(
+        metric=FIT_METRIC,
+        value=r2,
+        reliableAbove=RELIABLE_R2,
+        rankCorrelation=rho,
+        folds=folds,
+        penalty=penalty,
+        intercept=intercept,
+    )
+
+
+def _attribution(
+    opts: SurrogateOptions,
+    tally: _Tally,
+    masks: int,
+    changed: int,
+    fit: SurrogateFit,
+    weights: list[SourceWeight],
+) -> Attribution:
+    """The report's attribution: the options, what the reruns cost, and the fit's outcome."""
+    return Attribution(
         method="surrogate",
         score=opts.score,
-        masks=opts.masks,
+        masks=masks,
         keepProb=opts.keep_prob,
         maskSeed=opts.seed,
         rerunsUsed=tally.calls,
         changedMasks=changed,
-        fit=SurrogateFit(
-            metric=FIT_METRIC,
-            value=cv.heldout_r2,
-            reliableAbove=RELIABLE_R2,
-            rankCorrelation=cv.rank_correlation,
-            folds=cv.folds,
-            penalty=cv.fit.lam,
-            intercept=cv.fit.intercept,
-        ),
-        weights=[rows[j] for j in order],
-        searched=searched,
-        culprits=culprits,
-        cost=cost if cost is not None else UNSET,
+        fit=fit,
+        weights=weights,
+        cost=tally.cost(),
     )
-    return SurrogateOutcome(baseline=baseline, attribution=attribution, flags=flags)
 
 
 def _nothing_to_attribute(
@@ -389,25 +374,5 @@ def _nothing_to_attribute(
             "run and nothing is attributed; raise --max-suspects or check the recording.",
         )
     )
-    cost = tally.cost()
-    attribution = Attribution(
-        method="surrogate",
-        score=opts.score,
-        masks=0,
-        keepProb=opts.keep_prob,
-        maskSeed=opts.seed,
-        rerunsUsed=tally.calls,
-        changedMasks=0,
-        fit=SurrogateFit(
-            metric=FIT_METRIC,
-            value=None,
-            reliableAbove=RELIABLE_R2,
-            rankCorrelation=None,
-            folds=0,
-            penalty=0.0,
-            intercept=0.0,
-        ),
-        weights=[],
-        cost=cost if cost is not None else UNSET,
-    )
+    attribution = _attribution(opts, tally, 0, 0, _fit(None, None, 0, 0.0, 0.0), [])
     return SurrogateOutcome(baseline=baseline, attribution=attribution, flags=flags)

@@ -46,7 +46,6 @@ class VectorCache:
     def __init__(self, embedder_id: str, model_version: str, root: Path | None = None) -> None:
         self.root = root if root is not None else default_cache_dir()
         self._prefix = f"{embedder_id}\0{model_version}\0".encode()
-        self.hits = 0
         self.misses = 0
         self.write_errors = 0
 
@@ -74,7 +73,6 @@ class VectorCache:
                 if len(v) and (dims is None or len(v) == dims):
                     found[t] = v.tolist()
                     break
-        self.hits += len(found)
         self.misses += len(texts) - len(found)
         return found
 

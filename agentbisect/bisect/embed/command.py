@@ -46,7 +46,6 @@ class CommandEmbedder:
         self.model_version = command  # the cache key: change the command to change the model
         self.timeout = timeout
         self.dimensions = 0  # known after the first answer
-        self.calls = 0
 
     def label(self) -> str:
         return f"cmd:{self.command}"
@@ -80,7 +79,6 @@ class CommandEmbedder:
             kill_group(proc)
             if proc.poll() is None:
                 proc.wait()
-        self.calls += 1
         if proc.returncode != 0:
             raise self._fail(exit_reason(proc.returncode), err)
         try:

@@ -36,16 +36,13 @@ class MockEmbedder:
     """``mockEmbedder``: ``vec[charCodeAt(i) % dims] += 1`` over UTF-16 code units."""
 
     id = "mock"
-    max_input_chars = 1_000_000
 
     def __init__(self, dimensions: int = 32) -> None:
         if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions <= 0:
             raise ValueError("mockEmbedder: dimensions must be a positive integer")
         self.dimensions = dimensions
-        self.calls = 0
 
     def embed(self, text: str) -> Vector:
-        self.calls += 1
         dims = self.dimensions
         if 256 % dims == 0:
             # unit % dims == (low byte) % dims when dims divides 256: count bytes, in C. An

@@ -147,7 +147,6 @@ class WordLlamaEmbedder:
         self.dimensions = int(_tensor_entry(d / WEIGHTS)[1]["shape"][1])
         self.version = _installed_version(d)
         self.model_version = f"{self.version}/{CONFIG}-{self.dimensions}"
-        self.calls = 0
 
     def label(self) -> str:
         return f"wordllama {self.version} ({CONFIG}, {self.dimensions}d)"
@@ -169,7 +168,6 @@ class WordLlamaEmbedder:
 
         if self._tok is None:
             self._load()
-        self.calls += 1
         out: list[np.ndarray] = []
         vocab = self._table.shape[0]
         for i in range(0, len(texts), BATCH):

@@ -78,10 +78,7 @@ def _effective(w: Weights, n: int) -> tuple[Weights, bool]:
 
 
 def _composite(
-    evidence: list[Evidence],
-    answer: str,
-    sim: Callable[[str, str], float],
-    weights: Weights,
+    evidence: list[Evidence], answer: str, sim: Callable[[str, str], float], weights: Weights
 ) -> list[Scored]:
     out: list[Scored] = []
     for e in evidence:
@@ -108,10 +105,7 @@ def _composite(
 
 
 def score_influence(
-    evidence: list[Evidence],
-    answer: str,
-    embedder: Embedder,
-    weights: Weights = DEFAULT_WEIGHTS,
+    evidence: list[Evidence], answer: str, embedder: Embedder, weights: Weights = DEFAULT_WEIGHTS
 ) -> list[Scored]:
     """Semantic alignment (embedding cosine) composite; each distinct text is embedded once."""
     _validate(evidence, weights)

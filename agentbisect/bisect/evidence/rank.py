@@ -64,12 +64,7 @@ def evidence_first(
     inputs = [e.text for s, e in zip(suspects, ev, strict=True) if s.kind == "arg" and e.text]
     question = input_text(inputs)
     for sc in score_evidence(
-        items,
-        answer,
-        embed_many,
-        expected=expected,
-        question=question,
-        use=use,
+        items, answer, embed_many, expected=expected, question=question, use=use
     ):
         ev[int(sc.id)].score = sc
     backed = [i for i, e in enumerate(ev) if e.score is not None]

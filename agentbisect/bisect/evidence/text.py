@@ -50,5 +50,4 @@ def own_text(log: CommitLog, rid: str, max_chars: int = MAX_EVIDENCE_CHARS) -> s
                 _strings(v, found)
     if not found:
         return None
-    text = "\n".join(found)
-    return text[:max_chars]
+    return "\n".join(found)[:max_chars]

@@ -1,4 +1,4 @@
-"""Ablation specs per suspect kind, ``applyAblations`` and suspect labels (bisect.md §6.8, §6.9)."""
+"""Ablation specs per suspect kind, and their JSON for the rerun protocol (bisect.md §6.8, §6.9)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from msgspec import UNSET
 
 from agentbisect.results.report import AblationSpec
 
-__all__ = ["ablation_for_suspect", "apply_ablations", "spec_to_json"]
+__all__ = ["ablation_for_suspect", "spec_to_json"]
 
 
 def ablation_for_suspect(
@@ -39,49 +39,6 @@ def ablation_for_suspect(
 
 
 def spec_to_json(spec: AblationSpec) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": spec.kind}
-    for f in (
-        "ignoredTools",
-        "excludeInjectionIds",
-        "excludeMemoryIds",
-        "source",
-        "note",
-        "toolCallIds",
-        "messageIndex",
-        "role",
-        "text",
-        "spanId",
-    ):
-        v = getattr(spec, f)
-        if v is not UNSET:
-            out[f] = v
-    return out
-
-
-def apply_ablations(
-    specs: list[AblationSpec],
-    tools: list[dict[str, Any]] | None = None,
-    injections: list[dict[str, Any]] | None = None,
-    memory_entries: list[dict[str, Any]] | None = None,
-) -> dict[str, list[dict[str, Any]]]:
-    """The construction seam: drop tools by ``schema.name``, injections/memory by ``id``."""
-    tools_out: set[str] = set()
-    inj_out: set[str] = set()
-    mem_out: set[str] = set()
-    for s in specs:
-        if s.kind == "tool" and s.ignoredTools is not UNSET:
-            tools_out.update(s.ignoredTools)
-        elif s.kind == "injection" and s.excludeInjectionIds is not UNSET:
-            inj_out.update(s.excludeInjectionIds)
-        elif s.kind == "memory" and s.excludeMemoryIds is not UNSET:
-            mem_out.update(s.excludeMemoryIds)
-
-    def tool_name(t: dict[str, Any]) -> Any:
-        schema = t.get("schema")
-        return schema.get("name") if isinstance(schema, dict) else None
-
-    return {
-        "tools": [t for t in tools or [] if tool_name(t) not in tools_out],
-        "injections": [i for i in injections or [] if i.get("id") not in inj_out],
-        "memoryEntries": [m for m in memory_entries or [] if m.get("id") not in mem_out],
-    }
+    """The spec as the rerun protocol sends it: its set fields, in declaration order."""
+    fields = spec.__struct_fields__
+    return {f: v for f in fields if (v := getattr(spec, f)) is not UNSET}

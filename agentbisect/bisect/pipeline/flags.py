@@ -53,51 +53,41 @@ def slice_flags(
         flags.append(
             flag(
                 "slice-truncated",
-                (
-                    f"the slice was cut by {' + '.join(limits)}; older causes beyond that horizon "
-                    "are invisible to the ranking."
-                ),
+                f"the slice was cut by {' + '.join(limits)}; older causes beyond that horizon "
+                "are invisible to the ranking.",
             )
         )
     if stats.incompleteNodes > 0:
         flags.append(
             flag(
                 "untracked-sources",
-                (
-                    f"{stats.incompleteNodes} slice node(s) also read untracked inputs "
-                    "(args/env/silent); such reads make no edges, so the slice is incomplete there."
-                ),
+                f"{stats.incompleteNodes} slice node(s) also read untracked inputs "
+                "(args/env/silent); such reads make no edges, so the slice is incomplete there.",
             )
         )
     if not has_control_deps:
         flags.append(
             flag(
                 "no-control-deps",
-                (
-                    "no control-dependence lookup was supplied (attach a controlDepRecorder, or "
-                    "pass --control-deps): decisions that routed execution are missing from the "
-                    "slice."
-                ),
+                "no control-dependence lookup was supplied (attach a controlDepRecorder, or "
+                "pass --control-deps): decisions that routed execution are missing from the "
+                "slice.",
             )
         )
     if not has_read_tracking:
         flags.append(
             flag(
                 "no-read-tracking",
-                (
-                    "the recording has no stageReads: read-to-write edges cannot be followed, so "
-                    "the slice may be just the trigger."
-                ),
+                "the recording has no stageReads: read-to-write edges cannot be followed, so "
+                "the slice may be just the trigger.",
             )
         )
     if not llm_ids:
         flags.append(
             flag(
                 "no-llm-call-ids",
-                (
-                    "no LLM-call ids (no llm_start events): no edge was weighted, the ranking is "
-                    "structure-only; pass events or LLM-call ids."
-                ),
+                "no LLM-call ids (no llm_start events): no edge was weighted, the ranking is "
+                "structure-only; pass events or LLM-call ids.",
             )
         )
     return flags
@@ -108,8 +98,6 @@ def baseline_unstable_flag(baseline: AblationRunStats, *, restoration: bool) -> 
     tier = "restoration" if restoration else "ablation"
     return flag(
         "baseline-unstable",
-        (
-            f"the {what} baseline changed outcome in {baseline.flips}/{baseline.samples} seeded "
-            f"reruns: the scenario is not stable, so every {tier} verdict is inconclusive."
-        ),
+        f"the {what} baseline changed outcome in {baseline.flips}/{baseline.samples} seeded "
+        f"reruns: the scenario is not stable, so every {tier} verdict is inconclusive.",
     )

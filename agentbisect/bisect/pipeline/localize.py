@@ -32,12 +32,7 @@ from agentbisect.core.errors import UsageError
 from agentbisect.core.honesty import dedupe, flag
 from agentbisect.model.run import Run
 from agentbisect.model.steps import ControlDeps
-from agentbisect.results.report import (
-    ContextBugReport,
-    EvidenceSignals,
-    Suspect,
-    SuspectEvidence,
-)
+from agentbisect.results.report import ContextBugReport, EvidenceSignals, Suspect, SuspectEvidence
 
 if TYPE_CHECKING:
     # The causal tier (reruns, restoration) is imported where it runs: a correlational bisect
@@ -81,9 +76,7 @@ class _Trigger(Struct):
 
 
 def _resolve_trigger(
-    run: Run,
-    at_step: str | None,
-    trigger: Callable[[Run], str | None] | None,
+    run: Run, at_step: str | None, trigger: Callable[[Run], str | None] | None
 ) -> _Trigger:
     if at_step is not None:
         t = _Trigger(at_step, "explicit")

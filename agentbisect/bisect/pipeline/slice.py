@@ -32,7 +32,6 @@ class CausalNode(Struct, eq=False):
     stageId: str | None
     stageName: str | None
     keysWritten: list[str]
-    linkedBy: str
     depth: int
     incompleteSources: list[str] | None = None
     parents: list[CausalNode] = field(default_factory=list)
@@ -45,14 +44,13 @@ class Slice(Struct):
     nodes: list[CausalNode]  # BFS order (§3.7)
 
 
-def _node(b: Bundle, depth: int, linked_by: str) -> CausalNode:
+def _node(b: Bundle, depth: int) -> CausalNode:
     us = b.untrackedSources
     return CausalNode(
         runtimeStageId=b.runtimeStageId,
         stageId=b.stageId if isinstance(b.stageId, str) else None,
         stageName=b.stage if isinstance(b.stage, str) else None,
         keysWritten=[t.path for t in b.trace],
-        linkedBy=linked_by,
         depth=depth,
         incompleteSources=list(us) if isinstance(us, list) and us else None,
     )
@@ -72,7 +70,7 @@ def causal_chain(
     if start_id not in idx:
         return None
     bundles = log.bundles
-    root = _node(bundles[idx[start_id]], 0, "")
+    root = _node(bundles[idx[start_id]], 0)
     nodes: dict[str, CausalNode] = {start_id: root}
     visited = 1
     by_depth = by_nodes = False
@@ -88,9 +86,7 @@ def causal_chain(
             if visited >= max_nodes:
                 by_nodes = True
                 return
-            parent = _node(b, depth + 1, (key or "") if kind == "data" else "")
-            if kind == "data" and key is not None:
-                parent.linkedBy = key
+            parent = _node(b, depth + 1)
             nodes[pid] = parent
             visited += 1
             queue.append((parent, idx[pid], depth + 1, keys_read(pid)))

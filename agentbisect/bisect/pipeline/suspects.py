@@ -18,6 +18,7 @@ from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed, node_see
 from agentbisect.bisect.pipeline.paths import PathInfo, edge_path
 from agentbisect.bisect.pipeline.slice import CausalNode, Slice
 from agentbisect.bisect.pipeline.texts import Texts
+from agentbisect.bisect.pipeline.weigh import clamp01
 from agentbisect.model.commitlog import CommitLog
 from agentbisect.results.report import EdgePathStep, Suspect, SuspectDetail
 
@@ -60,10 +61,6 @@ def build_drafts(
     return drafts
 
 
-def _clamp01(x: float) -> float:
-    return 0.0 if x < 0 else 1.0 if x > 1 else x
-
-
 def refine(
     drafts: list[Draft],
     root_id: str,
@@ -91,7 +88,7 @@ def refine(
         return
     fn = scorer if scorer is not None else score_influence
     for s in fn(items, trigger_output, embedder):
-        drafts[int(s.id)].semantic = _clamp01(s.score)
+        drafts[int(s.id)].semantic = clamp01(s.score)
 
 
 def to_suspect(d: Draft) -> Suspect:
@@ -128,9 +125,7 @@ def to_suspect(d: Draft) -> Suspect:
 
 
 def rank(
-    suspects: list[Suspect],
-    max_suspects: int,
-    shortlist: list[tuple[str, float]] | None = None,
+    suspects: list[Suspect], max_suspects: int, shortlist: list[tuple[str, float]] | None = None
 ) -> list[Suspect]:
     """Stable sort by score descending, optional shortlist reorder, then cut."""
     out = sorted(suspects, key=lambda s: -s.score)

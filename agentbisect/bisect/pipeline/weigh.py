@@ -16,7 +16,7 @@ from agentbisect.bisect.pipeline.texts import Texts
 __all__ = ["EdgeWeigher"]
 
 
-def _clamp01(x: float) -> float:
+def clamp01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
 
 
@@ -26,7 +26,6 @@ class EdgeWeigher:
         self.llm_ids = llm_ids
         self.embedder = embedder
         self.weights: dict[str, float] = {}
-        self.primed = False
 
     @staticmethod
     def edge_id(child: str, parent: str, key: str) -> str:
@@ -55,8 +54,7 @@ class EdgeWeigher:
             if items:
                 scored = {s.id: s.score for s in score_influence(items, child_text, self.embedder)}
                 for it in items:
-                    self.weights[it.id] = _clamp01(scored.get(it.id, 0.0))
-        self.primed = True
+                    self.weights[it.id] = clamp01(scored.get(it.id, 0.0))
 
     def weigh(
         self, child: CausalNode, parent: CausalNode, key: str | None, kind: str

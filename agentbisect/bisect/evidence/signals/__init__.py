@@ -9,14 +9,7 @@ values of one registered before it (``Scoring.done``).
 
 from __future__ import annotations
 
-from agentbisect.bisect.evidence.signals import (
-    claim_shape,
-    claims,
-    focus,
-    phrases,
-    semantic,
-    terms,
-)
+from agentbisect.bisect.evidence.signals import claim_shape, claims, focus, phrases, semantic, terms
 from agentbisect.bisect.evidence.signals.context import Signal
 
 __all__ = ["EMBEDS", "REGISTRY", "Signal"]
