@@ -286,41 +286,32 @@ class BoundaryRecorder:
 
     def on_run_start(self, event: Mapping[str, Any] | None = None) -> None:
         """``{payload?, traversalContext?}`` → ``run.entry``; opens the root range."""
-        event = event or {}
-        self._guard_run_id(event.get("traversalContext"))
-        pos = self._sample()
-        ev = self._common("run.entry", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        if _has(event, "payload"):
-            ev["payload"] = self._payload(event["payload"])
-        ev["isRoot"] = True
-        self._open_range(ROOT_KEY, ev, pos)
-        self._events.append(ev)
+        self._run(event, "run.entry")
 
     def on_run_end(self, event: Mapping[str, Any] | None = None) -> None:
         """``{payload?, traversalContext?}`` → ``run.exit``; closes the root range."""
-        event = event or {}
-        self._guard_run_id(event.get("traversalContext"))
-        pos = self._sample()
-        ev = self._common("run.exit", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        if _has(event, "payload"):
-            ev["payload"] = self._payload(event["payload"])
-        ev["isRoot"] = True
-        self._close_range(ROOT_KEY, pos)
-        self._events.append(ev)
+        self._run(event, "run.exit")
 
     def on_run_failed(self, event: Mapping[str, Any] | None = None) -> None:
         """``{structuredError:{message}}`` → ``run.exit`` with payload ``{"error": message}``."""
+        self._run(event, "run.exit", failed=True)
+
+    def _run(self, event: Mapping[str, Any] | None, type_: str, failed: bool = False) -> None:
         event = event or {}
         self._guard_run_id(event.get("traversalContext"))
         pos = self._sample()
-        err = event.get("structuredError")
-        payload: dict[str, Any] = {}
-        if isinstance(err, Mapping) and "message" in err:
-            payload["error"] = err["message"]
-        ev = self._common("run.exit", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        ev["payload"] = payload
+        ev = self._common(type_, ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
+        if failed:
+            err = event.get("structuredError")
+            ok = isinstance(err, Mapping) and "message" in err
+            ev["payload"] = {"error": err["message"]} if ok else {}  # type: ignore[index]
+        elif _has(event, "payload"):
+            ev["payload"] = self._payload(event["payload"])
         ev["isRoot"] = True
-        self._close_range(ROOT_KEY, pos)
+        if type_ == "run.entry":
+            self._open_range(ROOT_KEY, ev, pos)
+        else:
+            self._close_range(ROOT_KEY, pos)
         self._events.append(ev)
 
     def on_subflow_entry(self, event: Mapping[str, Any]) -> None:
@@ -380,31 +371,30 @@ class BoundaryRecorder:
 
     def on_decision(self, event: Mapping[str, Any]) -> None:
         """``{decider, chosen, rationale?}`` → ``decision.branch``."""
-        ctx = event.get("traversalContext")
-        self._guard_run_id(ctx)
-        pos = self._sample()
-        ev = self._common(
-            "decision.branch", _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
-        )
+        ev = self._flow_event(event, "decision.branch")
         ev["decider"] = event.get("decider")
         ev["chosen"] = event.get("chosen")
         if js_truthy(event.get("rationale")):
             ev["rationale"] = event["rationale"]
-        stage_segs = path_segments(_ctx_str(ctx, "stageId"))
+        stage_segs = path_segments(_ctx_str(event.get("traversalContext"), "stageId"))
         ev["isAgentInternal"] = is_agent_internal(stage_segs[-1] if stage_segs else "")
         self._events.append(ev)
 
     def on_loop(self, event: Mapping[str, Any]) -> None:
         """``{target, iteration}`` → ``loop.iteration``."""
-        ctx = event.get("traversalContext")
-        self._guard_run_id(ctx)
-        pos = self._sample()
-        ev = self._common(
-            "loop.iteration", _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
-        )
+        ev = self._flow_event(event, "loop.iteration")
         ev["target"] = event.get("target")
         ev["iteration"] = event.get("iteration")
         self._events.append(ev)
+
+    def _flow_event(self, event: Mapping[str, Any], type_: str) -> dict[str, Any]:
+        """The event of a decision or loop callback, stamped now at its traversal context."""
+        ctx = event.get("traversalContext")
+        self._guard_run_id(ctx)
+        pos = self._sample()
+        return self._common(
+            type_, _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
+        )
 
     FLOW_CALLBACKS = (
         "runStart",
