@@ -563,7 +563,6 @@ _TYPED: dict[str, Callable[..., dict[str, Any]]] = {
     T_COMPOSITION_ENTER: BoundaryRecorder._composition_enter,
     T_COMPOSITION_EXIT: BoundaryRecorder._composition_exit,
 }
-TYPED_SOURCES: frozenset[str] = frozenset(_TYPED)
 
 
 def _ctx_str(ctx: object, key: str) -> str:
