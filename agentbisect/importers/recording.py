@@ -175,8 +175,6 @@ def _envelope(name: str, top: TopLevel, compressed: bool, size: int, base: str) 
 def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
     loaded = Loaded(name, "trace", compressed, size)
     loaded.trace_redaction = top.redaction
-    if top.summary is not UNSET:
-        loaded.trace_summary = top.summary
     if top.structure is not UNSET:
         loaded.structure = top.structure
     if top.snapshot is not UNSET:

@@ -448,32 +448,20 @@ class BoundaryRecorder:
         path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]
         ts = meta.get("wallClockMs", ABSENT)
         ev = self._common("", rid, path, ts, pos)
-        return build(self, ev, payload, pos)
-
-    def _llm_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
-        ev["type"] = "llm.start"
-        for key in (
-            "model",
-            "provider",
-            "systemPromptChars",
-            "systemPromptText",
-            "messagesCount",
-            "toolsCount",
-            "tools",
-        ):
-            if key in p:
-                ev[key] = p[key]
-        ev["actorArrow"] = ARROW_TOOL_LLM if self._prev_llm_end_had_tools else ARROW_USER_LLM
-        self._prev_llm_end_had_tools = False
+        build(self, ev, payload, pos)
         self._events.append(ev)
         return ev
 
-    def _llm_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _llm_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
+        ev["type"] = "llm.start"
+        _copy_present(ev, p, ("model", "provider", "systemPromptChars", "systemPromptText"))
+        _copy_present(ev, p, ("messagesCount", "toolsCount", "tools"))
+        ev["actorArrow"] = ARROW_TOOL_LLM if self._prev_llm_end_had_tools else ARROW_USER_LLM
+        self._prev_llm_end_had_tools = False
+
+    def _llm_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "llm.end"
-        if "content" in p:
-            ev["content"] = p["content"]
-        if "toolCallCount" in p:
-            ev["toolCallCount"] = p["toolCallCount"]
+        _copy_present(ev, p, ("content", "toolCallCount"))
         usage = p.get("usage")
         if isinstance(usage, Mapping):
             ev["usage"] = {k: usage[k] for k in ("input", "output") if k in usage}
@@ -483,29 +471,20 @@ class BoundaryRecorder:
         had_tools = isinstance(count, int | float) and not isinstance(count, bool) and count > 0
         ev["actorArrow"] = ARROW_LLM_TOOL if had_tools else ARROW_LLM_USER
         self._prev_llm_end_had_tools = had_tools
-        self._events.append(ev)
-        return ev
 
-    def _tool_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _tool_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "tool.start"
         ev["toolName"] = p.get("toolName")
         ev["toolCallId"] = p.get("toolCallId")
-        for key in ("args", "notDispatched"):
-            if key in p:
-                ev[key] = p[key]
-        self._events.append(ev)
-        return ev
+        _copy_present(ev, p, ("args", "notDispatched"))
 
-    def _tool_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _tool_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "tool.end"
         ev["toolCallId"] = p.get("toolCallId")
-        for key in ("result", "durationMs", "error", "notDispatched"):
-            if key in p:  # `error: false` is kept
-                ev[key] = p[key]
-        self._events.append(ev)
-        return ev
+        # `error: false` is kept
+        _copy_present(ev, p, ("result", "durationMs", "error", "notDispatched"))
 
-    def _context(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _context(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "context.injected"
         ev["slot"] = p.get("slot")
         source = p.get("source")
@@ -513,48 +492,34 @@ class BoundaryRecorder:
         for key in ("sourceId", "asRole", "contentSummary", "reason", "sectionTag", "upstreamRef"):
             if js_truthy(p.get(key)):
                 ev[key] = p[key]
-        for key in ("retrievalScore", "rankPosition"):
-            if key in p:
-                ev[key] = p[key]
+        _copy_present(ev, p, ("retrievalScore", "rankPosition"))
         budget = p.get("budgetSpent")
         if isinstance(budget, Mapping):
             if "tokens" in budget:
                 ev["budgetTokens"] = budget["tokens"]
             if "fractionOfCap" in budget:
                 ev["budgetFraction"] = budget["fractionOfCap"]
-        self._events.append(ev)
-        return ev
 
-    def _composition_enter(
-        self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number
-    ) -> dict[str, Any]:
+    def _composition_enter(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "composition.start"
         ev["kind"] = p.get("kind")
         ev["compositionId"] = p.get("id")
         ev["name"] = p.get("name")
         if isinstance(p.get("id"), str):
             self._open_range("composition:" + p["id"], ev, pos)
-        self._events.append(ev)
-        return ev
 
-    def _composition_exit(
-        self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number
-    ) -> dict[str, Any]:
+    def _composition_exit(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "composition.end"
         ev["kind"] = p.get("kind")
         ev["compositionId"] = p.get("id")
         name = p.get("name")
         ev["name"] = name if js_truthy(name) else ""
-        for key in ("status", "durationMs"):
-            if key in p:
-                ev[key] = p[key]
+        _copy_present(ev, p, ("status", "durationMs"))
         if isinstance(p.get("id"), str):
             self._close_range("composition:" + p["id"], pos)
-        self._events.append(ev)
-        return ev
 
 
-_TYPED: dict[str, Callable[..., dict[str, Any]]] = {
+_TYPED: dict[str, Callable[..., None]] = {
     T_LLM_START: BoundaryRecorder._llm_start,
     T_LLM_END: BoundaryRecorder._llm_end,
     T_TOOL_START: BoundaryRecorder._tool_start,
@@ -563,6 +528,13 @@ _TYPED: dict[str, Callable[..., dict[str, Any]]] = {
     T_COMPOSITION_ENTER: BoundaryRecorder._composition_enter,
     T_COMPOSITION_EXIT: BoundaryRecorder._composition_exit,
 }
+
+
+def _copy_present(ev: dict[str, Any], p: Mapping[str, Any], keys: tuple[str, ...]) -> None:
+    """Copy the keys ``p`` has, ``None`` and ``false`` included (JS: ``key in payload``)."""
+    for key in keys:
+        if key in p:
+            ev[key] = p[key]
 
 
 def _ctx_str(ctx: object, key: str) -> str:
