@@ -17,6 +17,7 @@ from msgspec import UNSET, Raw
 from agentbisect.core.deep import MAX_DEPTH, run_deep
 from agentbisect.core.errors import InputError
 from agentbisect.core.honesty import HonestyFlag, flag
+from agentbisect.core.js import is_num
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 from agentbisect.model.loaded import Loaded, _decode, _decode_error, raw_kind
@@ -298,10 +299,6 @@ _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 
 
-def _num(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
     """Summarise embeddings inside one JSON value, keeping the bytes when nothing changes."""
     from agentbisect.model.boundary.embeddings import EMBEDDING_MARKER, summarize_embeddings
@@ -478,8 +475,8 @@ def _reproject(
     prior_first: int | None = None
     if envelope is not None and loaded.envelope_run is not None:
         run = loaded.envelope_run
-        prior_dropped = run.droppedEvents if _num(run.droppedEvents) else None
-        prior_first = run.firstRetainedEventIndex if _num(run.firstRetainedEventIndex) else None
+        prior_dropped = run.droppedEvents if is_num(run.droppedEvents) else None
+        prior_first = run.firstRetainedEventIndex if is_num(run.firstRetainedEventIndex) else None
     dropped_total = (prior_dropped + dropped_now) if prior_dropped is not None else None
     first_retained = (prior_first + dropped_now) if prior_first is not None else None
     if envelope is not None:
