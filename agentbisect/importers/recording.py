@@ -56,7 +56,7 @@ def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
     head = raw_kind(data)
     if head == b"[":
         loaded = Loaded(name, "boundary-row", compressed, len(data))
-        _set_domain(loaded, data, "$", "array")
+        loaded.defer_domain(data, "$", "array")
         dom = loaded.domain
         if (
             dom is not None
@@ -136,7 +136,7 @@ def _from_top(
         loaded = Loaded(name, "boundary-row", compressed, size)
         row = RecorderRow(name=top.name, data=top.data)
         loaded.boundary_row = row
-        _set_domain(loaded, top.data, f"{base}.data", "boundary-row")
+        loaded.defer_domain(top.data, f"{base}.data", "boundary-row")
         return loaded
     raise InputError(
         name,
@@ -180,7 +180,7 @@ def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> 
         loaded.structure = top.structure
     if top.snapshot is not UNSET:
         loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")
-    _set_domain(loaded, top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
+    loaded.defer_domain(top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
     if top.redaction not in (None, "none"):
         loaded.warn(
             "redacted",
@@ -274,7 +274,7 @@ def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:
             f"{path} is not an array: the boundary events are unreadable, not absent",
         )
         return
-    _set_domain(loaded, row.data, path, "boundary-row")
+    loaded.defer_domain(row.data, path, "boundary-row")  # decoded when first read
 
 
 def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
@@ -285,11 +285,6 @@ def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
         loaded.mode, loaded.mode_source = "lean", "description"
     else:
         loaded.mode, loaded.mode_source = "full", "assumed"
-
-
-def _set_domain(loaded: Loaded, raw: Raw | bytes, path: str, source: str) -> None:
-    # Decoded when a command first reads the events (load.Loaded.defer_domain).
-    loaded.defer_domain(raw, path, source)
 
 
 # --------------------------------------------------------------------------- re-projection
