@@ -9,7 +9,8 @@ and applies ``--fail-on``. The library's defaults are ``agentbisect.bisect.optio
 
 from __future__ import annotations
 
-from enum import StrEnum
+from enum import Enum, StrEnum
+from typing import Any
 
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.cli.table import (
@@ -296,90 +297,36 @@ SPEC = CommandSpec(
 def run(
     *,
     file: str,
-    at_step: str | None,
-    at_llm: int | None,
-    control_deps: str | None,
-    max_depth: int,
-    max_nodes: int,
-    max_suspects: int,
-    embedder: str | None,
-    ranking: Ranking | None,
-    expected: str | None,
-    no_cache: bool,
-    scorer: Scorer,
-    rerun: str | None,
-    samples: int,
-    original_output: str | None,
-    comparator: str,
-    flip_threshold: float,
-    max_ablations: int,
-    culprits: bool,
-    missing_context: str | None,
-    jobs: int,
-    rerun_timeout: float,
-    attribution: Attribution | None,
-    masks: int,
-    keep_prob: float,
-    mask_seed: int,
-    attribution_score: AttributionScore,
     fmt: BisectFormat | None,
     output: str | None,
     force: bool,
     as_json: bool,
-    upstream: bool,
     verbose: bool,
-    fail_on: list[str],
     trace_id: str | None,
     logs: list[str] | None,
+    **options: Any,
 ) -> None:
+    """The body; every other row of ``SPEC`` is a ``BisectOptions`` field of the same name
+    (choices passed as their string values)."""
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import import_options, load_run, pick_json_format
     from agentbisect.cli.output import check_output, emit
     from agentbisect.render.progress import rerun_progress
 
     name = pick_json_format(fmt, as_json)
-    opts = BisectOptions(
-        at_step=at_step,
-        at_llm=at_llm,
-        control_deps=control_deps,
-        max_depth=max_depth,
-        max_nodes=max_nodes,
-        max_suspects=max_suspects,
-        scorer=scorer.value,
-        rerun=rerun,
-        samples=samples,
-        original_output=original_output,
-        comparator=comparator,
-        flip_threshold=flip_threshold,
-        max_ablations=max_ablations,
-        culprits=culprits,
-        missing_context=missing_context,
-        jobs=jobs,
-        rerun_timeout=rerun_timeout,
-        upstream=upstream,
-        fail_on=fail_on,
-        attribution=attribution.value if attribution is not None else None,
-        masks=masks,
-        keep_prob=keep_prob,
-        mask_seed=mask_seed,
-        attribution_score=attribution_score.value,
-        embedder=embedder,
-        ranking=ranking.value if ranking is not None else None,
-        expected=expected,
-        no_cache=no_cache,
-    )
+    opts = BisectOptions(**{k: v.value if isinstance(v, Enum) else v for k, v in options.items()})
     check_options(opts)
     check_output(output, force, [file])
     run = load_run(file, verbose, import_options(trace_id, logs))
     # The bar's totals come from bisect_run's plan, exact before each phase's first rerun.
-    with rerun_progress(enabled=rerun is not None) as bar:
+    with rerun_progress(enabled=opts.rerun is not None) as bar:
         on_call, on_plan = (bar.call, bar.plan) if bar is not None else (None, None)
         result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan, overview=name == "html")
     del run  # only the HTML page reads the run again (see cli/aggregate.py)
     emit(name, result, output, force)
-    if fail_on:
+    if opts.fail_on:
         raised = [f.flag for f in result.report.honestyFlags]
-        hit = sorted({f for f in raised if "any" in fail_on or f in fail_on})
+        hit = sorted({f for f in raised if "any" in opts.fail_on or f in opts.fail_on})
         if hit:
             raise GateTripped(
                 f"gate tripped ({FAIL_ON.flag}): honesty flag(s) raised: {', '.join(hit)}"

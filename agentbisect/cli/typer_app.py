@@ -37,7 +37,7 @@ class AfpGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
-        args = self._hoist(list(sys.argv[1:] if args is None else args))
+        args = hoist(list(sys.argv[1:] if args is None else args), MODULES)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
         try:
@@ -66,9 +66,6 @@ class AfpGroup(TyperGroup):
             silence_stdout()
             sys.exit(0)
         sys.exit(rv if isinstance(rv, int) else 0)
-
-    def _hoist(self, args: list[str]) -> list[str]:
-        return hoist(args, MODULES)
 
 
 app = typer.Typer(

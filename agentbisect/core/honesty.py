@@ -143,8 +143,6 @@ _ALL = (
 
 FLAGS: dict[str, FlagInfo] = {f.name: f for f in _ALL}
 
-UPSTREAM_FLAGS = tuple(f.name for f in _ALL if f.source == "upstream")
-
 
 def flag(name: str, note: str) -> HonestyFlag:
     """A flag of a registered name (an unregistered name is a bug, caught here and in tests)."""

@@ -284,6 +284,11 @@ def js_truthy(value: object) -> bool:
 MAX_COUNT = 2**53
 
 
+def is_num(value: object) -> bool:
+    """A JSON number as decoded: ``int`` or ``float``, never ``bool`` (an ``int`` in Python)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def countable(value: object) -> bool:
     """True for a token count that may be summed: a number (not a bool) in [0, 2**53]."""
     return (

@@ -17,6 +17,7 @@ from msgspec import UNSET
 
 from agentbisect.core.errors import InputError
 from agentbisect.core.honesty import HonestyFlag, flag
+from agentbisect.core.js import is_num
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, recorded
 
@@ -70,10 +71,6 @@ def _first_line(data: bytes) -> tuple[int, int] | None:
 
 def _bad(name: str, line_no: int, what: str) -> Exception:
     return InputError(name, what, f"line {line_no}")
-
-
-def _num(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def convert(
@@ -135,7 +132,7 @@ def convert(
     snapshot_base: dict[str, Any] = {}
     for n, obj in lines:
         if "commits" in obj:
-            if not _num(obj["commits"]):
+            if not is_num(obj["commits"]):
                 raise _bad(name, n, "expected commits to be a number (the commit count)")
             state["count"] = obj["commits"]
         if "afp" in obj:
@@ -166,7 +163,7 @@ def convert(
             if not isinstance(event, dict):
                 raise _bad(name, n, "expected event to be an object")
             ts = obj.get("ts")
-            if ts is not None and not _num(ts):
+            if ts is not None and not is_num(ts):
                 raise _bad(name, n, "expected ts to be epoch milliseconds")
             state["ts"] = ts
             rec.on_flow(flow, event)

@@ -17,6 +17,7 @@ from msgspec import UNSET, Raw
 from agentbisect.core.deep import MAX_DEPTH, run_deep
 from agentbisect.core.errors import InputError
 from agentbisect.core.honesty import HonestyFlag, flag
+from agentbisect.core.js import is_num
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
 from agentbisect.model.loaded import Loaded, _decode, _decode_error, raw_kind
@@ -55,7 +56,7 @@ def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
     head = raw_kind(data)
     if head == b"[":
         loaded = Loaded(name, "boundary-row", compressed, len(data))
-        _set_domain(loaded, data, "$", "array")
+        loaded.defer_domain(data, "$", "array")
         dom = loaded.domain
         if (
             dom is not None
@@ -135,7 +136,7 @@ def _from_top(
         loaded = Loaded(name, "boundary-row", compressed, size)
         row = RecorderRow(name=top.name, data=top.data)
         loaded.boundary_row = row
-        _set_domain(loaded, top.data, f"{base}.data", "boundary-row")
+        loaded.defer_domain(top.data, f"{base}.data", "boundary-row")
         return loaded
     raise InputError(
         name,
@@ -175,13 +176,11 @@ def _envelope(name: str, top: TopLevel, compressed: bool, size: int, base: str) 
 def _trace(name: str, top: TopLevel, compressed: bool, size: int, base: str) -> Loaded:
     loaded = Loaded(name, "trace", compressed, size)
     loaded.trace_redaction = top.redaction
-    if top.summary is not UNSET:
-        loaded.trace_summary = top.summary
     if top.structure is not UNSET:
         loaded.structure = top.structure
     if top.snapshot is not UNSET:
         loaded.snapshot = _snapshot(loaded, top.snapshot, f"{base}.snapshot")
-    _set_domain(loaded, top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
+    loaded.defer_domain(top.events, f"{base}.events", "trace")  # type: ignore[arg-type]
     if top.redaction not in (None, "none"):
         loaded.warn(
             "redacted",
@@ -275,7 +274,7 @@ def _set_boundary_from_snapshot(loaded: Loaded, base: str) -> None:
             f"{path} is not an array: the boundary events are unreadable, not absent",
         )
         return
-    _set_domain(loaded, row.data, path, "boundary-row")
+    loaded.defer_domain(row.data, path, "boundary-row")  # decoded when first read
 
 
 def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
@@ -288,20 +287,11 @@ def _resolve_mode(loaded: Loaded, row: RecorderRow) -> None:
         loaded.mode, loaded.mode_source = "full", "assumed"
 
 
-def _set_domain(loaded: Loaded, raw: Raw | bytes, path: str, source: str) -> None:
-    # Decoded when a command first reads the events (load.Loaded.defer_domain).
-    loaded.defer_domain(raw, path, source)
-
-
 # --------------------------------------------------------------------------- re-projection
 
 _ENCODER = msgspec.json.Encoder()
 _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
-
-
-def _num(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
@@ -480,8 +470,8 @@ def _reproject(
     prior_first: int | None = None
     if envelope is not None and loaded.envelope_run is not None:
         run = loaded.envelope_run
-        prior_dropped = run.droppedEvents if _num(run.droppedEvents) else None
-        prior_first = run.firstRetainedEventIndex if _num(run.firstRetainedEventIndex) else None
+        prior_dropped = run.droppedEvents if is_num(run.droppedEvents) else None
+        prior_first = run.firstRetainedEventIndex if is_num(run.firstRetainedEventIndex) else None
     dropped_total = (prior_dropped + dropped_now) if prior_dropped is not None else None
     first_retained = (prior_first + dropped_now) if prior_first is not None else None
     if envelope is not None:

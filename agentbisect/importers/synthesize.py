@@ -179,25 +179,21 @@ class _Builder:
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
         span = node.span
         ms = _end_ms(span) if end else _start_ms(span)
-        if ms is ABSENT:
-            # The time is unknown: no ts, so no latency is derived from a stand-in 0.
-            return {
-                "runtimeStageId": node.step_id,
-                "subflowPath": list(self.path),
-                "traceId": span.trace_id,
-                "spanId": span.span_id,
-            }
-        meta = {
-            "wallClockMs": ms,
-            "runOffsetMs": ms - self.root.span.start_ns // 1_000_000,
-            "runtimeStageId": node.step_id,
-            "subflowPath": list(self.path),
-            "traceId": span.trace_id,
-            "spanId": span.span_id,
-        }
-        if self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown run start)
-            del meta["runOffsetMs"]
+        meta: dict[str, Any] = {}
+        # An unknown time: no ts, so no latency is derived from a stand-in 0.
+        if ms is not ABSENT:
+            meta["wallClockMs"] = ms
+            if not self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown start)
+                meta["runOffsetMs"] = ms - self.root.span.start_ns // 1_000_000
+        meta["runtimeStageId"] = node.step_id
+        meta["subflowPath"] = list(self.path)
+        meta["traceId"] = span.trace_id
+        meta["spanId"] = span.span_id
         return meta
+
+    def _emit(self, type_: str, payload: dict[str, Any], node: Node, end: bool = False) -> None:
+        """One typed event of ``node``, stamped at its start (or ``end``)."""
+        self.rec.emit({"type": type_, "payload": payload, "meta": self._meta(node, end)})
 
     def _commit(
         self,
@@ -295,16 +291,14 @@ class _Builder:
         elif role == "llm" and isinstance(op, LLMCall):
             self._llm_start(node, op)
         elif role == "tool" and isinstance(op, ToolCall):
-            self.rec.emit(
+            self._emit(
+                T_TOOL_START,
                 {
-                    "type": T_TOOL_START,
-                    "payload": {
-                        "toolName": op.name,
-                        "toolCallId": op.call_id or node.step_id,
-                        "args": op.arguments,
-                    },
-                    "meta": self._meta(node),
-                }
+                    "toolName": op.name,
+                    "toolCallId": op.call_id or node.step_id,
+                    "args": op.arguments,
+                },
+                node,
             )
 
     def _exit(self, node: Node, is_root: bool) -> None:
@@ -373,13 +367,7 @@ class _Builder:
             payload["systemPromptText"] = system_text
         call.inputs = []  # read into sources: let the parsed history go (long traces)
         call.system = []
-        self.rec.emit(
-            {
-                "type": T_LLM_START,
-                "payload": payload,
-                "meta": self._meta(node),
-            }
-        )
+        self._emit(T_LLM_START, payload, node)
 
     def _llm_end(self, node: Node, call: LLMCall) -> None:
         step = node.step_id
@@ -418,13 +406,7 @@ class _Builder:
             payload["durationMs"] = _duration_ms(node.span)
         if call.input_tokens is not None or call.output_tokens is not None:
             payload["usage"] = {"input": call.input_tokens or 0, "output": call.output_tokens or 0}
-        self.rec.emit(
-            {
-                "type": T_LLM_END,
-                "payload": payload,
-                "meta": self._meta(node, end=True),
-            }
-        )
+        self._emit(T_LLM_END, payload, node, end=True)
 
     def _sources(self, node: Node, call: LLMCall) -> None:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
@@ -533,18 +515,16 @@ class _Builder:
             if where is not None:
                 source["messageIndex"], source["role"] = where
             self.sources[step] = source
-            self.rec.emit(
+            self._emit(
+                T_CONTEXT_INJECTED,
                 {
-                    "type": T_CONTEXT_INJECTED,
-                    "payload": {
-                        "contentSummary": text[:200],
-                        "slot": "system-prompt",
-                        "source": "instructions",
-                        "sourceId": part_id,
-                        "reason": "system-instruction part (imported)",
-                    },
-                    "meta": self._meta(node),
-                }
+                    "contentSummary": text[:200],
+                    "slot": "system-prompt",
+                    "source": "instructions",
+                    "sourceId": part_id,
+                    "reason": "system-instruction part (imported)",
+                },
+                node,
             )
         self._read(reader, f"in:{step}", step, "input")
 
@@ -655,13 +635,7 @@ class _Builder:
             payload["result"] = op.result
         if node.span.status == "ERROR":
             payload["error"] = node.span.status_message or "span status ERROR"
-        self.rec.emit(
-            {
-                "type": T_TOOL_END,
-                "payload": payload,
-                "meta": self._meta(node, end=True),
-            }
-        )
+        self._emit(T_TOOL_END, payload, node, end=True)
         self._flush()
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
@@ -718,13 +692,7 @@ class _Builder:
                     payload["contentSummary"] = content[:200]
                 if doc.score is not None:
                     payload["retrievalScore"] = doc.score
-                self.rec.emit(
-                    {
-                        "type": T_CONTEXT_INJECTED,
-                        "payload": payload,
-                        "meta": self._meta(node, end=True),
-                    }
-                )
+                self._emit(T_CONTEXT_INJECTED, payload, node, end=True)
             values["messagesInjections"] = records
             self._commit(step, node.span.name, _stage_id(step), values)
             self.sources[step] = {

@@ -59,7 +59,6 @@ class Loaded(Struct):
     envelope_run: EnvelopeRun | None = None
     producer: Any = None
     trace_redaction: Any = None
-    trace_summary: Raw | None = None
     boundary_row: RecorderRow | None = None
     boundary_rows_ignored: list[str] = field(default_factory=list)
     domain_source: str | None = None  # where domain events came from, None when absent

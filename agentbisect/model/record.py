@@ -89,6 +89,18 @@ class EventTail:
         return len(self._items)
 
 
+def _flow_callback(name: str) -> Callable[..., None]:
+    """``RunRecording``'s flow callback ``name``: the recorder's, then sealing what it appended."""
+
+    def callback(self: RunRecording, *args: Any) -> None:
+        getattr(self.recorder, name)(*args)
+        if self.encode_events:
+            self._seal()
+
+    callback.__name__, callback.__qualname__ = name, f"RunRecording.{name}"
+    return callback
+
+
 class RunRecording:
     """The live handle of a recording in progress (what ``record_run`` yields)."""
 
@@ -179,45 +191,14 @@ class RunRecording:
         """What ``complete()`` and the envelope read of the domain events."""
         return self._run_marks if self.encode_events else self.recorder.events
 
-    def on_run_start(self, event: Mapping[str, Any] | None = None) -> None:
-        self.recorder.on_run_start(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_run_end(self, event: Mapping[str, Any] | None = None) -> None:
-        self.recorder.on_run_end(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_run_failed(self, event: Mapping[str, Any] | None = None) -> None:
-        self.recorder.on_run_failed(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_subflow_entry(self, event: Mapping[str, Any]) -> None:
-        self.recorder.on_subflow_entry(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_subflow_exit(self, event: Mapping[str, Any]) -> None:
-        self.recorder.on_subflow_exit(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_fork(self, event: Mapping[str, Any]) -> None:
-        self.recorder.on_fork(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_decision(self, event: Mapping[str, Any]) -> None:
-        self.recorder.on_decision(event)
-        if self.encode_events:
-            self._seal()
-
-    def on_loop(self, event: Mapping[str, Any]) -> None:
-        self.recorder.on_loop(event)
-        if self.encode_events:
-            self._seal()
+    on_run_start = _flow_callback("on_run_start")
+    on_run_end = _flow_callback("on_run_end")
+    on_run_failed = _flow_callback("on_run_failed")
+    on_subflow_entry = _flow_callback("on_subflow_entry")
+    on_subflow_exit = _flow_callback("on_subflow_exit")
+    on_fork = _flow_callback("on_fork")
+    on_decision = _flow_callback("on_decision")
+    on_loop = _flow_callback("on_loop")
 
     # -------------------------------------------------------------- honesty counters
 

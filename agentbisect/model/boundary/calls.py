@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, Struct
 
+from agentbisect.core.js import is_num
 from agentbisect.schema.events import DomainEvent, LlmEnd, LlmStart, ToolEnd, ToolStart
 
 RESULT_CHARS = 300
@@ -36,10 +37,6 @@ class ToolCallRow(Struct, kw_only=True):
     durationMs: int | float | None = None
     result: str = ""
     error: str = ""
-
-
-def _num(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _text(value: Any) -> str:
@@ -86,7 +83,7 @@ def call_rows(
             if ev.usage is not UNSET:
                 row.tokensIn = ev.usage.input
                 row.tokensOut = ev.usage.output
-            if _num(ev.ts) and _num(started):
+            if is_num(ev.ts) and is_num(started):
                 row.latencyMs = ev.ts - started
             if isinstance(ev.stopReason, str):
                 row.stopReason = ev.stopReason
@@ -110,7 +107,7 @@ def call_rows(
             done = open_tool.pop(ev.toolCallId if isinstance(ev.toolCallId, str) else rid, None)
             if done is None:
                 continue
-            if _num(ev.durationMs):
+            if is_num(ev.durationMs):
                 done.durationMs = ev.durationMs  # type: ignore[assignment]
             done.result = _text(ev.result)
             if ev.error is not UNSET and ev.error is not None and ev.error is not False:

@@ -286,41 +286,32 @@ class BoundaryRecorder:
 
     def on_run_start(self, event: Mapping[str, Any] | None = None) -> None:
         """``{payload?, traversalContext?}`` → ``run.entry``; opens the root range."""
-        event = event or {}
-        self._guard_run_id(event.get("traversalContext"))
-        pos = self._sample()
-        ev = self._common("run.entry", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        if _has(event, "payload"):
-            ev["payload"] = self._payload(event["payload"])
-        ev["isRoot"] = True
-        self._open_range(ROOT_KEY, ev, pos)
-        self._events.append(ev)
+        self._run(event, "run.entry")
 
     def on_run_end(self, event: Mapping[str, Any] | None = None) -> None:
         """``{payload?, traversalContext?}`` → ``run.exit``; closes the root range."""
-        event = event or {}
-        self._guard_run_id(event.get("traversalContext"))
-        pos = self._sample()
-        ev = self._common("run.exit", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        if _has(event, "payload"):
-            ev["payload"] = self._payload(event["payload"])
-        ev["isRoot"] = True
-        self._close_range(ROOT_KEY, pos)
-        self._events.append(ev)
+        self._run(event, "run.exit")
 
     def on_run_failed(self, event: Mapping[str, Any] | None = None) -> None:
         """``{structuredError:{message}}`` → ``run.exit`` with payload ``{"error": message}``."""
+        self._run(event, "run.exit", failed=True)
+
+    def _run(self, event: Mapping[str, Any] | None, type_: str, failed: bool = False) -> None:
         event = event or {}
         self._guard_run_id(event.get("traversalContext"))
         pos = self._sample()
-        err = event.get("structuredError")
-        payload: dict[str, Any] = {}
-        if isinstance(err, Mapping) and "message" in err:
-            payload["error"] = err["message"]
-        ev = self._common("run.exit", ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
-        ev["payload"] = payload
+        ev = self._common(type_, ROOT_KEY, [ROOT_SUBFLOW_ID], self._clock(), pos)
+        if failed:
+            err = event.get("structuredError")
+            ok = isinstance(err, Mapping) and "message" in err
+            ev["payload"] = {"error": err["message"]} if ok else {}  # type: ignore[index]
+        elif _has(event, "payload"):
+            ev["payload"] = self._payload(event["payload"])
         ev["isRoot"] = True
-        self._close_range(ROOT_KEY, pos)
+        if type_ == "run.entry":
+            self._open_range(ROOT_KEY, ev, pos)
+        else:
+            self._close_range(ROOT_KEY, pos)
         self._events.append(ev)
 
     def on_subflow_entry(self, event: Mapping[str, Any]) -> None:
@@ -380,31 +371,30 @@ class BoundaryRecorder:
 
     def on_decision(self, event: Mapping[str, Any]) -> None:
         """``{decider, chosen, rationale?}`` → ``decision.branch``."""
-        ctx = event.get("traversalContext")
-        self._guard_run_id(ctx)
-        pos = self._sample()
-        ev = self._common(
-            "decision.branch", _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
-        )
+        ev = self._flow_event(event, "decision.branch")
         ev["decider"] = event.get("decider")
         ev["chosen"] = event.get("chosen")
         if js_truthy(event.get("rationale")):
             ev["rationale"] = event["rationale"]
-        stage_segs = path_segments(_ctx_str(ctx, "stageId"))
+        stage_segs = path_segments(_ctx_str(event.get("traversalContext"), "stageId"))
         ev["isAgentInternal"] = is_agent_internal(stage_segs[-1] if stage_segs else "")
         self._events.append(ev)
 
     def on_loop(self, event: Mapping[str, Any]) -> None:
         """``{target, iteration}`` → ``loop.iteration``."""
-        ctx = event.get("traversalContext")
-        self._guard_run_id(ctx)
-        pos = self._sample()
-        ev = self._common(
-            "loop.iteration", _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
-        )
+        ev = self._flow_event(event, "loop.iteration")
         ev["target"] = event.get("target")
         ev["iteration"] = event.get("iteration")
         self._events.append(ev)
+
+    def _flow_event(self, event: Mapping[str, Any], type_: str) -> dict[str, Any]:
+        """The event of a decision or loop callback, stamped now at its traversal context."""
+        ctx = event.get("traversalContext")
+        self._guard_run_id(ctx)
+        pos = self._sample()
+        return self._common(
+            type_, _ctx_str(ctx, "runtimeStageId"), _ctx_path(ctx), self._clock(), pos
+        )
 
     FLOW_CALLBACKS = (
         "runStart",
@@ -458,32 +448,20 @@ class BoundaryRecorder:
         path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]
         ts = meta.get("wallClockMs", ABSENT)
         ev = self._common("", rid, path, ts, pos)
-        return build(self, ev, payload, pos)
-
-    def _llm_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
-        ev["type"] = "llm.start"
-        for key in (
-            "model",
-            "provider",
-            "systemPromptChars",
-            "systemPromptText",
-            "messagesCount",
-            "toolsCount",
-            "tools",
-        ):
-            if key in p:
-                ev[key] = p[key]
-        ev["actorArrow"] = ARROW_TOOL_LLM if self._prev_llm_end_had_tools else ARROW_USER_LLM
-        self._prev_llm_end_had_tools = False
+        build(self, ev, payload, pos)
         self._events.append(ev)
         return ev
 
-    def _llm_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _llm_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
+        ev["type"] = "llm.start"
+        _copy_present(ev, p, ("model", "provider", "systemPromptChars", "systemPromptText"))
+        _copy_present(ev, p, ("messagesCount", "toolsCount", "tools"))
+        ev["actorArrow"] = ARROW_TOOL_LLM if self._prev_llm_end_had_tools else ARROW_USER_LLM
+        self._prev_llm_end_had_tools = False
+
+    def _llm_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "llm.end"
-        if "content" in p:
-            ev["content"] = p["content"]
-        if "toolCallCount" in p:
-            ev["toolCallCount"] = p["toolCallCount"]
+        _copy_present(ev, p, ("content", "toolCallCount"))
         usage = p.get("usage")
         if isinstance(usage, Mapping):
             ev["usage"] = {k: usage[k] for k in ("input", "output") if k in usage}
@@ -493,29 +471,20 @@ class BoundaryRecorder:
         had_tools = isinstance(count, int | float) and not isinstance(count, bool) and count > 0
         ev["actorArrow"] = ARROW_LLM_TOOL if had_tools else ARROW_LLM_USER
         self._prev_llm_end_had_tools = had_tools
-        self._events.append(ev)
-        return ev
 
-    def _tool_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _tool_start(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "tool.start"
         ev["toolName"] = p.get("toolName")
         ev["toolCallId"] = p.get("toolCallId")
-        for key in ("args", "notDispatched"):
-            if key in p:
-                ev[key] = p[key]
-        self._events.append(ev)
-        return ev
+        _copy_present(ev, p, ("args", "notDispatched"))
 
-    def _tool_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _tool_end(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "tool.end"
         ev["toolCallId"] = p.get("toolCallId")
-        for key in ("result", "durationMs", "error", "notDispatched"):
-            if key in p:  # `error: false` is kept
-                ev[key] = p[key]
-        self._events.append(ev)
-        return ev
+        # `error: false` is kept
+        _copy_present(ev, p, ("result", "durationMs", "error", "notDispatched"))
 
-    def _context(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> dict[str, Any]:
+    def _context(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "context.injected"
         ev["slot"] = p.get("slot")
         source = p.get("source")
@@ -523,48 +492,34 @@ class BoundaryRecorder:
         for key in ("sourceId", "asRole", "contentSummary", "reason", "sectionTag", "upstreamRef"):
             if js_truthy(p.get(key)):
                 ev[key] = p[key]
-        for key in ("retrievalScore", "rankPosition"):
-            if key in p:
-                ev[key] = p[key]
+        _copy_present(ev, p, ("retrievalScore", "rankPosition"))
         budget = p.get("budgetSpent")
         if isinstance(budget, Mapping):
             if "tokens" in budget:
                 ev["budgetTokens"] = budget["tokens"]
             if "fractionOfCap" in budget:
                 ev["budgetFraction"] = budget["fractionOfCap"]
-        self._events.append(ev)
-        return ev
 
-    def _composition_enter(
-        self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number
-    ) -> dict[str, Any]:
+    def _composition_enter(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "composition.start"
         ev["kind"] = p.get("kind")
         ev["compositionId"] = p.get("id")
         ev["name"] = p.get("name")
         if isinstance(p.get("id"), str):
             self._open_range("composition:" + p["id"], ev, pos)
-        self._events.append(ev)
-        return ev
 
-    def _composition_exit(
-        self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number
-    ) -> dict[str, Any]:
+    def _composition_exit(self, ev: dict[str, Any], p: Mapping[str, Any], pos: Number) -> None:
         ev["type"] = "composition.end"
         ev["kind"] = p.get("kind")
         ev["compositionId"] = p.get("id")
         name = p.get("name")
         ev["name"] = name if js_truthy(name) else ""
-        for key in ("status", "durationMs"):
-            if key in p:
-                ev[key] = p[key]
+        _copy_present(ev, p, ("status", "durationMs"))
         if isinstance(p.get("id"), str):
             self._close_range("composition:" + p["id"], pos)
-        self._events.append(ev)
-        return ev
 
 
-_TYPED: dict[str, Callable[..., dict[str, Any]]] = {
+_TYPED: dict[str, Callable[..., None]] = {
     T_LLM_START: BoundaryRecorder._llm_start,
     T_LLM_END: BoundaryRecorder._llm_end,
     T_TOOL_START: BoundaryRecorder._tool_start,
@@ -573,7 +528,13 @@ _TYPED: dict[str, Callable[..., dict[str, Any]]] = {
     T_COMPOSITION_ENTER: BoundaryRecorder._composition_enter,
     T_COMPOSITION_EXIT: BoundaryRecorder._composition_exit,
 }
-TYPED_SOURCES: frozenset[str] = frozenset(_TYPED)
+
+
+def _copy_present(ev: dict[str, Any], p: Mapping[str, Any], keys: tuple[str, ...]) -> None:
+    """Copy the keys ``p`` has, ``None`` and ``false`` included (JS: ``key in payload``)."""
+    for key in keys:
+        if key in p:
+            ev[key] = p[key]
 
 
 def _ctx_str(ctx: object, key: str) -> str:

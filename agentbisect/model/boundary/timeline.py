@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from msgspec import UNSET, Struct
 
+from agentbisect.core.js import is_num
 from agentbisect.schema.events import (
     CompositionEnd,
     DomainEvent,
@@ -61,10 +62,6 @@ class Timeline(Struct, kw_only=True):
     triggerNote: str = ""
 
 
-def _num(x: object) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
 def _lane_kind(ev: SubflowEntry) -> str:
     if isinstance(ev.slotKind, str):
         return f"slot:{ev.slotKind}"
@@ -77,7 +74,7 @@ def _lane_kind(ev: SubflowEntry) -> str:
 
 def build_timeline(events: list[DomainEvent], trigger: str | None = None) -> Timeline:
     """Spans, lanes and marks from the domain events, in one pass; ``trigger`` is a step id."""
-    timed = bool(events) and all(_num(getattr(e, "ts", None)) for e in events)
+    timed = bool(events) and all(is_num(getattr(e, "ts", None)) for e in events)
     axis = "ms" if timed else "event"
     # The earliest time, not the first event's: merged or clock-skewed streams can be unordered.
     t0 = float(min(e.ts for e in events)) if timed else 0.0  # type: ignore[union-attr, type-var, arg-type]
