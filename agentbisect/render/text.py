@@ -37,6 +37,7 @@ __all__ = [
     "said_text",
     "score_text",
     "signed",
+    "upstream_score_text",
 ]
 
 MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
@@ -273,7 +274,7 @@ def _signals_text(ev: SuspectEvidence) -> str:
     return " · ".join(f"{name} {f3(getattr(g, name))}" for name in g.__struct_fields__)
 
 
-def _upstream_score_text(s: Suspect) -> str:
+def upstream_score_text(s: Suspect) -> str:
     """The path score and upstream's proxy for a content-backed suspect. "No content signal"
     would read as a contradiction here: the suspect has text; upstream's scorer just had none."""
     if s.semanticScore is not UNSET:
@@ -311,7 +312,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
             said = said_text(ev.text)
             lines.append(f"    said: “{said}”" if said else "    said: (nothing)")
             lines.append(f"    signals: {_signals_text(ev)}")
-        lines.append(f"    {_upstream_score_text(s)}")
+        lines.append(f"    {upstream_score_text(s)}")
         lines.extend(_path_and_verdict(s, v, result))
     if bare:
         if backed:
