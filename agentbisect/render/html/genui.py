@@ -109,16 +109,9 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         f'<td class="txt">{esc(e.message)}</td></tr>'
         for e in stats.errors
     ]
-    out += '<section id="errors"><h2>Top errors</h2>' + (
-        table(
-            ths(">count", "category", "tool", "last at", "message"),
-            erows,
-            what="errors",
-        )
-        if erows
-        else '<p class="muted">No errors.</p>'
-    )
-    out += "</section>"
+    ehead = ths(">count", "category", "tool", "last at", "message")
+    out += '<section id="errors"><h2>Top errors</h2>'
+    out += table(ehead, erows, what="errors", empty="No errors.") + "</section>"
     trows = [
         f"<tr><td>{esc(r.tool_name)}</td><td>{esc(r.mode)}</td><td>{esc(r.model_id)}</td>"
         f'<td class="n">{r.calls:,}</td><td class="n">{r.first_attempts:,}</td>'

@@ -43,9 +43,13 @@ def ms(value: object) -> str:
     return f"{value:,.0f} ms" if value < 10_000 else f"{value / 1000:,.1f} s"
 
 
-def table(head: Iterable[str], rows: list[str], *, what: str, cls: str = "") -> str:
+def table(
+    head: Iterable[str], rows: list[str], *, what: str, cls: str = "", empty: str | None = None
+) -> str:
     """A table whose body is folded after ``COLLAPSE_AFTER`` rows into a second, collapsed table
-    (a <details> cannot sit inside a <tbody>)."""
+    (a <details> cannot sit inside a <tbody>); with no rows, the ``empty`` sentence if given."""
+    if not rows and empty is not None:
+        return f'<p class="muted">{esc(empty)}</p>'
     header = "<thead><tr>" + "".join(head) + "</tr></thead>"
     attr = f' class="{cls}"' if cls else ""
     keep = COLLAPSE_AFTER

@@ -109,11 +109,7 @@ def tree_section(o: RunOverview) -> str:
         "attribute events by stored subflow path (upstream rule): nested boundaries count toward "
         "every ancestor; a top-level agent's calls appear only in the Run row. Rows without "
         "numbers are boundaries upstream does not roll up (slots, untagged subflows).</p>"
-        + (
-            table(head, rows, what="boundary passes")
-            if rows
-            else '<p class="muted">No boundary events in this recording.</p>'
-        )
+        + table(head, rows, what="boundary passes", empty="No boundary events in this recording.")
         + "</section>"
     )
 
@@ -133,7 +129,7 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
     out = (
         '<section id="llm-calls"><h2>LLM calls</h2>'
         '<p class="sub"># is the index <code>--at-llm</code> takes.</p>'
-        + (table(head, rows, what="LLM calls") if rows else '<p class="muted">None.</p>')
+        + table(head, rows, what="LLM calls", empty="None.")
     )
     thead = ths(">#", "step", "tool", "asked by", ">duration", "result (shortened)", "error")
     trows = [
@@ -143,8 +139,8 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
         f'<td class="txt">{esc(t.error)}</td></tr>'
         for t in o.toolCalls
     ]
-    out += '<h2 id="tool-calls">Tool calls</h2>' + (
-        table(thead, trows, what="tool calls") if trows else '<p class="muted">None.</p>'
+    out += '<h2 id="tool-calls">Tool calls</h2>' + table(
+        thead, trows, what="tool calls", empty="None."
     )
     return out + "</section>"
 
