@@ -108,6 +108,14 @@ def convert_rows(tuples: list[Any], source: str, offset: int = 0) -> list[GenuiC
         raise InputError(f"{source} row {row + 1}", f"{ROW_FIELDS[column]}: {problem}") from None
 
 
+def _fetched(cur: Any, source: str) -> Iterator[list[GenuiCallRowTuple]]:
+    """The cursor's rows converted ``FETCH_ROWS`` at a time, row numbers counted across chunks."""
+    done = 0
+    while tuples := cur.fetchmany(FETCH_ROWS):
+        yield convert_rows(tuples, source, done)
+        done += len(tuples)
+
+
 def _sources(table: str | None, query: str | None) -> tuple[str, str]:
     """``(FROM clause, label for messages)``."""
     if query is not None:
@@ -150,11 +158,7 @@ def _sqlite_chunks(
     try:
         cur = con.execute(f"SELECT * FROM {inner} LIMIT 0")
         mapping = map_columns([d[0] for d in cur.description], source)
-        cur = con.execute(_select(mapping, inner))
-        done = 0
-        while tuples := cur.fetchmany(FETCH_ROWS):
-            yield convert_rows(tuples, source, done)
-            done += len(tuples)
+        yield from _fetched(con.execute(_select(mapping, inner)), source)
     except sqlite3.DatabaseError as exc:
         raise InputError(source, f"cannot read: {exc}") from None
     finally:
@@ -198,10 +202,7 @@ def _postgres_chunks(
                     return quoted
 
                 cur.execute(_select(mapping, inner, expression))
-                done = 0
-                while tuples := cur.fetchmany(FETCH_ROWS):
-                    yield convert_rows(tuples, source, done)
-                    done += len(tuples)
+                yield from _fetched(cur, source)
     except psycopg.Error as exc:
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(source, f"cannot read: {first_line}") from None

@@ -339,17 +339,9 @@ def summarize_columns(cols: Columns, *, scrub: bool = False) -> GenuiStats:
 
 def _check_finite(stats: GenuiStats) -> None:
     """Spec §5: NaN/Infinity in the output is a bug; refuse to print it."""
-    values: list[float | None] = [
-        stats.totals.first_try_rate,
-        stats.totals.cost_usd,
-        stats.cost_per_turn.avg_usd,
-        stats.cost_per_turn.p50_usd,
-        stats.cost_per_turn.p95_usd,
-        stats.latency.first_frame.p50_ms,
-        stats.latency.first_frame.p95_ms,
-        stats.latency.complete.p50_ms,
-        stats.latency.complete.p95_ms,
-    ]
+    t, c, lat = stats.totals, stats.cost_per_turn, stats.latency
+    values: list[float | None] = [t.first_try_rate, t.cost_usd, c.avg_usd, c.p50_usd, c.p95_usd]
+    values += [x for f in (lat.first_frame, lat.complete) for x in (f.p50_ms, f.p95_ms)]
     values += [r.cost_usd for r in stats.by_tool_model] + [r.cost_usd for r in stats.by_day]
     if any(v is not None and not math.isfinite(v) for v in values):
         raise ArithmeticError("genui-stats produced a non-finite number (a bug)")

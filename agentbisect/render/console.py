@@ -5,9 +5,11 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import IO, TYPE_CHECKING
 
 import msgspec
+from msgspec import Raw
 
 from agentbisect.render.safetext import escape_json_for_terminal, scrub
 
@@ -49,18 +51,19 @@ def stderr_console() -> Console:
     return Console(file=sys.stderr, markup=False, highlight=False, emoji=False)
 
 
-def stdout_is_terminal() -> bool:
+def _isatty(stream: IO[str] | None) -> bool:
     try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError):
+        return stream.isatty()  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # no stream (None), or a closed one
         return False
+
+
+def stdout_is_terminal() -> bool:
+    return _isatty(sys.stdout)
 
 
 def stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return _isatty(sys.stderr)
 
 
 def _binary_stdout():
@@ -73,6 +76,18 @@ def write_bytes(data: bytes) -> None:
     if stdout_is_terminal():
         data = escape_json_for_terminal(data)
     _write(data)
+
+
+def write_pieces(pieces: Iterable[bytes | Raw]) -> None:
+    """Write pieces of one output (a recording's events as recorded) to stdout. In a pipe or a
+    file they stream straight out, never joined (that made copies of what may be most of a 30 MB
+    recording); on a terminal they are joined, so ``write_bytes`` can escape controls."""
+    buf = _binary_stdout()
+    if buf is None or stdout_is_terminal():
+        write_bytes(b"".join(bytes(p) for p in pieces))
+    else:
+        sys.stdout.flush()
+        buf.writelines(pieces)
 
 
 def write_text(text: str) -> None:

@@ -203,3 +203,18 @@ def left_out_note(headers: Sequence[str], width: int, where: str = "--json has t
         return None
     what = ", ".join(h for h in headers if h) or "a column"
     return f"not shown at {width} columns: {what} ({where})"
+
+
+def print_fitted(
+    con: Any,
+    cols: Sequence[Col],
+    rows: Sequence[Sequence[Cell]],
+    where: str = "--json has them",
+    **table_args: Any,
+) -> None:
+    """Print ``fitted_table`` on ``con`` at its width, then the note on any columns left out."""
+    table, left_out = fitted_table(cols, rows, con.width, **table_args)
+    con.print(table)
+    note = left_out_note(left_out, con.width, where)
+    if note is not None:
+        con.print(Text(note, style="dim"))

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from agentbisect.render import Unsupported, is_bisect_result
-from agentbisect.render.console import stdout_is_terminal, write_bytes, write_json
+from agentbisect.render.console import write_bytes, write_json, write_pieces
 from agentbisect.render.flags import stderr_flags
 from agentbisect.render.table import notes
 from agentbisect.results import (
@@ -19,18 +17,9 @@ from agentbisect.results import (
 
 def render(result: object) -> None:
     if isinstance(result, EventsResult):
-        # One array of the events exactly as recorded (bytes passed through). In a pipe or a
-        # file the Raw buffers stream straight out: joining them made four copies of what may be
-        # most of a 30 MB recording.
-        buf = getattr(sys.stdout, "buffer", None)
-        if buf is None or stdout_is_terminal():  # on a terminal write_bytes escapes controls
-            write_bytes(b"[" + b",".join(bytes(r) for r in result.raws) + b"]\n")
-        else:
-            sys.stdout.flush()
-            comma = b","
-            buf.write(b"[")
-            buf.writelines(part for i, r in enumerate(result.raws) for part in (comma, r)[not i :])
-            buf.write(b"]\n")
+        # One array of the events exactly as recorded (bytes passed through).
+        raws = result.raws
+        write_pieces([b"[", *(p for i, r in enumerate(raws) for p in (b",", r)[not i :]), b"]\n"])
         stderr_flags(result.flags)
         notes(result.notes)
     elif isinstance(result, StepGraphResult):

@@ -37,6 +37,7 @@ __all__ = [
     "said_text",
     "score_text",
     "signed",
+    "upstream_score_text",
 ]
 
 MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
@@ -94,19 +95,6 @@ def score_text(s: Suspect) -> str:
     return f"{f3(s.score)} (path only — no content signal, so the score is an upper bound)"
 
 
-def _runs_line(r: AblationRunStats, restore: bool = False) -> str:
-    sim = r.similarity
-    if restore:
-        return (
-            f"    runs: {r.flips}/{r.samples} flipped on restore · similarity to original "
-            f"{f3(sim.mean)} ± {f3(sim.stdev)}"
-        )
-    return (
-        f"    runs: {r.flips}/{r.samples} flipped · similarity to original {f3(sim.mean)} ± "
-        f"{f3(sim.stdev)} [{f3(sim.min)}, {f3(sim.max)}]"
-    )
-
-
 def _cost_line(s: Suspect, view: SuspectView) -> str:
     c = s.cost
     if c.reducedCostOnRemoval:  # type: ignore[union-attr]
@@ -124,24 +112,21 @@ def _cost_line(s: Suspect, view: SuspectView) -> str:
     return f"    cost: {body} → class: {view.cost_class}"
 
 
-def stats_text(b: AblationRunStats) -> str:
-    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max].
+def stats_text(
+    b: AblationRunStats,
+    flipped: str = "flipped",
+    similarity: str = "similarity",
+    spread: bool = True,
+) -> str:
+    """One line for a batch of seeded reruns: flips, then similarity mean ± stdev [min, max]
+    (the range left out where upstream's text report leaves it out).
 
     The terminal table and the HTML page both print this line, so they round alike
     (JavaScript's ``toFixed``: half-up on the exact binary value; NaN as ``NaN``).
     """
     s = b.similarity
-    return (
-        f"{b.flips}/{b.samples} flipped · similarity {f3(s.mean)} ± {f3(s.stdev)} "
-        f"[{f3(s.min)}, {f3(s.max)}]"
-    )
-
-
-def _baseline(name: str, b: AblationRunStats) -> str:
-    return (
-        f"baseline ({name}): {b.flips}/{b.samples} flipped · similarity "
-        f"{f3(b.similarity.mean)} ± {f3(b.similarity.stdev)}"
-    )
+    line = f"{b.flips}/{b.samples} {flipped} · {similarity} {f3(s.mean)} ± {f3(s.stdev)}"
+    return line + f" [{f3(s.min)}, {f3(s.max)}]" if spread else line
 
 
 def render(result: object) -> None:
@@ -193,7 +178,8 @@ def format_report(result: BisectResult) -> str:
             lines.append(f"{i + 1:>2}. [dropped '{clean(c.id)}']")
             if c.verdict is not UNSET and c.runs is not UNSET:
                 lines.append(f"    verdict: {c.verdict.claim}")
-                lines.append(_runs_line(c.runs, restore=True))
+                runs = stats_text(c.runs, "flipped on restore", "similarity to original", False)
+                lines.append(f"    runs: {runs}")
             else:
                 lines.append(f"    verdict: (none — candidate only; {result.no_restore_verdict})")
     if r.attribution is not UNSET:
@@ -201,9 +187,11 @@ def format_report(result: BisectResult) -> str:
         lines.extend(attribution_lines(r.attribution))
     if r.baseline is not UNSET:
         lines.append("")
-        lines.append(_baseline("no ablation", r.baseline))
+        lines.append(f"baseline (no ablation): {stats_text(r.baseline, spread=False)}")
     if r.restorationBaseline is not UNSET:
-        lines.append(_baseline("no restoration", r.restorationBaseline))
+        lines.append(
+            f"baseline (no restoration): {stats_text(r.restorationBaseline, spread=False)}"
+        )
     if r.honestyFlags:
         lines.append("")
         lines.append("HONESTY:")
@@ -228,7 +216,7 @@ def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> li
         )
     if s.verdict is not UNSET and s.runs is not UNSET:
         lines.append(f"    verdict: {s.verdict.claim}")
-        lines.append(_runs_line(s.runs))
+        lines.append(f"    runs: {stats_text(s.runs, similarity='similarity to original')}")
         if s.cost is not UNSET:
             lines.append(_cost_line(s, view))
     elif result.report.mode != "causal":
@@ -273,7 +261,7 @@ def _signals_text(ev: SuspectEvidence) -> str:
     return " · ".join(f"{name} {f3(getattr(g, name))}" for name in g.__struct_fields__)
 
 
-def _upstream_score_text(s: Suspect) -> str:
+def upstream_score_text(s: Suspect) -> str:
     """The path score and upstream's proxy for a content-backed suspect. "No content signal"
     would read as a contradiction here: the suspect has text; upstream's scorer just had none."""
     if s.semanticScore is not UNSET:
@@ -311,7 +299,7 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
             said = said_text(ev.text)
             lines.append(f"    said: “{said}”" if said else "    said: (nothing)")
             lines.append(f"    signals: {_signals_text(ev)}")
-        lines.append(f"    {_upstream_score_text(s)}")
+        lines.append(f"    {upstream_score_text(s)}")
         lines.extend(_path_and_verdict(s, v, result))
     if bare:
         if backed:

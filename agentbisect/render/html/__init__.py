@@ -58,13 +58,10 @@ def bisect_html(o: RunOverview, res: BisectResult) -> str:
     """``afp bisect --format html``: verdict and flags, the timeline (where the trigger sits),
     the suspects with their paths, then calls and boundaries."""
     r = res.report
-    seen: set[str] = set()
-    flags: list[Any] = []
-    everything: list[Any] = [*r.honestyFlags, *o.flags]
-    for f in everything:
-        if f.flag not in seen:
-            seen.add(f.flag)
-            flags.append(f)
+    first: dict[str, Any] = {}  # each flag once, where it first appears (report, then run)
+    for f in [*r.honestyFlags, *o.flags]:
+        first.setdefault(f.flag, f)
+    flags = list(first.values())
     body = (
         "<main>"
         + header(o, "afp bisect", verdict_line(res, len(flags)))

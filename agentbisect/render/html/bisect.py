@@ -12,9 +12,20 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from agentbisect.render.html.page import esc, table, th
+from agentbisect.render.html.page import esc, table, ths
 from agentbisect.render.html.paths import path_svg
-from agentbisect.render.text import cost_line, f3, fit_text, search_lines, signed, stats_text
+
+# f3 and stats_text: the terminal's rounding (JavaScript toFixed: ties half-up, NaN as NaN), so a
+# number reads the same on the page as in the table and the text report.
+from agentbisect.render.text import (
+    cost_line,
+    f3,
+    fit_text,
+    search_lines,
+    signed,
+    stats_text,
+    upstream_score_text,
+)
 from agentbisect.results.bisect import BisectResult, SuspectView
 from agentbisect.results.report import (
     ContextBugReport,
@@ -23,11 +34,6 @@ from agentbisect.results.report import (
     SuspectEvidence,
     weights_note,
 )
-
-# The terminal's rounding (JavaScript toFixed: ties half-up, NaN as NaN), so a number reads the
-# same on the page as in the table and the text report.
-_f3 = f3
-_stats = stats_text
 
 
 def verdict_line(res: BisectResult, n_flags: int) -> str:
@@ -96,23 +102,17 @@ def _evidence(s: Suspect) -> str:
 def _score(s: Suspect) -> str:
     if s.semanticScore is not UNSET:
         return (
-            f"score {_f3(s.score)} = path {_f3(s.structuralScore)} × content "
-            f"{_f3(s.semanticScore)} (a correlational proxy)"
+            f"score {f3(s.score)} = path {f3(s.structuralScore)} × content "
+            f"{f3(s.semanticScore)} (a correlational proxy)"
         )
-    return f"score ≤ {_f3(s.score)}: path only, no content signal, so the score is an upper bound"
+    return f"score ≤ {f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
 
 def _evidence_score(s: Suspect, ev: SuspectEvidence, note: str) -> str:
     """The evidence score and, beside it, the path score and upstream's proxy."""
-    up = (
-        f"path {_f3(s.structuralScore)} × content {_f3(s.semanticScore)} = upstream score "
-        f"{_f3(s.score)}"
-        if s.semanticScore is not UNSET
-        else f"path {_f3(s.structuralScore)} (upstream score: path only, an upper bound)"
-    )
     return (
-        f"evidence {_f3(ev.score)} = the weighted mean of the signals below ({note};"
-        f" a correlational proxy) · {up}"
+        f"evidence {f3(ev.score)} = the weighted mean of the signals below ({note};"
+        f" a correlational proxy) · {upstream_score_text(s)}"
     )
 
 
@@ -148,7 +148,7 @@ def signals_table(ev: SuspectEvidence, contrastive: bool) -> str:
         if name == "semantic" and contrastive:
             meaning = CONTRASTIVE_SEMANTIC
         rows.append(
-            f'<tr data-signal="{name}"><th>{name}</th><td class="n">{_f3(value)}</td>'
+            f'<tr data-signal="{name}"><th>{name}</th><td class="n">{f3(value)}</td>'
             f'<td>{_signal_bar(value)}</td><td class="muted">{esc(meaning)}</td></tr>'
         )
     return f'<table class="signals"><tbody>{"".join(rows)}</tbody></table>'
@@ -176,7 +176,10 @@ def _who(i: int, s: Suspect, view: SuspectView) -> str:
     )
 
 
-def _row(i: int, cells: str, group: str = "") -> str:
+def _row(i: int, s: Suspect, cells: str, causal: bool, group: str = "") -> str:
+    """A suspect's table row; a causal report adds its verdict cell."""
+    if causal:
+        cells += f"<td>{_verdict_cell(s)}</td>"
     cls = " ".join(c for c in (group, "sel" if i == 1 else "") if c)
     attr = f' class="{cls}"' if cls else ""
     return f'<tr data-suspect="{i}"{attr}>{cells}</tr>'
@@ -184,21 +187,18 @@ def _row(i: int, cells: str, group: str = "") -> str:
 
 def _ranked_table(res: BisectResult, causal: bool) -> str:
     """Upstream's order (``--ranking upstream``, ``--upstream``): one table, upstream's scores."""
-    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("score", True)]
-    head += [th("path", True), th("content", True)]
+    head = ths(">#", "kind", "identity", "stage", ">score", ">path", ">content")
     if causal:
-        head.append(th("verdict (flips)"))
+        head += ths("verdict (flips)")
     rows = []
     for i, (s, view) in enumerate(zip(res.report.suspects, res.views, strict=True), 1):
         upper = s.semanticScore is UNSET
         cells = (
-            _who(i, s, view) + f'<td class="n">{"≤ " if upper else ""}{_f3(s.score)}</td>'
-            f'<td class="n">{_f3(s.structuralScore)}</td>'
-            f'<td class="n">{"—" if upper else _f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
+            _who(i, s, view) + f'<td class="n">{"≤ " if upper else ""}{f3(s.score)}</td>'
+            f'<td class="n">{f3(s.structuralScore)}</td>'
+            f'<td class="n">{"—" if upper else f3(s.semanticScore)}</td>'  # type: ignore[arg-type]
         )
-        if causal:
-            cells += f"<td>{_verdict_cell(s)}</td>"
-        rows.append(_row(i, cells))
+        rows.append(_row(i, s, cells, causal))
     note = ""
     if any(s.semanticScore is UNSET for s in res.report.suspects):
         note = '<p class="muted">≤ path-only score: no content signal, so it is an upper bound.</p>'
@@ -212,10 +212,9 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
     pairs = list(enumerate(zip(res.report.suspects, res.views, strict=True), 1))
     backed = [(i, s, v) for i, (s, v) in pairs if v.backed]
     bare = [(i, s, v) for i, (s, v) in pairs if not v.backed]
-    head = [th("#", True), th("kind"), th("identity"), th("stage"), th("evidence", True)]
-    head += [th("path", True), th("what it said")]
+    head = ths(">#", "kind", "identity", "stage", ">evidence", ">path", "what it said")
     if causal:
-        head.append(th("verdict (flips)"))
+        head += ths("verdict (flips)")
     span = len(head)
     rows = []
     if backed:
@@ -227,15 +226,13 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
             "not a cause</span></th></tr>"
         )
     for i, s, v in backed:
-        score = _f3(s.evidence.score) if s.evidence is not UNSET else "—"
+        score = f3(s.evidence.score) if s.evidence is not UNSET else "—"
         said = esc(v.said) if v.said else '<span class="muted">(nothing)</span>'
         cells = (
             _who(i, s, v) + f'<td class="n">{score}</td>'
-            f'<td class="n">{_f3(s.structuralScore)}</td><td class="said">{said}</td>'
+            f'<td class="n">{f3(s.structuralScore)}</td><td class="said">{said}</td>'
         )
-        if causal:
-            cells += f"<td>{_verdict_cell(s)}</td>"
-        rows.append(_row(i, cells, "backed"))
+        rows.append(_row(i, s, cells, causal, "backed"))
     if bare:
         rows.append(
             f'<tr class="grp bare" id="suspects-structure"><th colspan="{span}"><b>Structure-only '
@@ -246,12 +243,10 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
     for i, s, v in bare:
         cells = (
             _who(i, s, v) + '<td class="n">—</td>'
-            f'<td class="n">≤ {_f3(s.structuralScore)}</td>'
+            f'<td class="n">≤ {f3(s.structuralScore)}</td>'
             '<td class="said muted">(no text of its own)</td>'
         )
-        if causal:
-            cells += f"<td>{_verdict_cell(s)}</td>"
-        rows.append(_row(i, cells, "bare"))
+        rows.append(_row(i, s, cells, causal, "bare"))
     return table(head, rows, what="suspects", cls="sus grouped")
 
 
@@ -261,7 +256,7 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
     if s.verdict is not UNSET:
         extra += f'<p class="claim">{esc(s.verdict.claim)}</p>'
     if s.runs is not UNSET:
-        extra += f"<p>reruns: {esc(_stats(s.runs))}</p>"
+        extra += f"<p>reruns: {esc(stats_text(s.runs))}</p>"
     if s.cost is not UNSET:
         c = s.cost
         extra += (
@@ -291,7 +286,7 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
     if r.ranking == "evidence-first":
         group = " backed" if view.backed else " bare"
         tag = (
-            f'<span class="tag">evidence {_f3(ev.score)}</span>'
+            f'<span class="tag">evidence {f3(ev.score)}</span>'
             if ev is not UNSET
             else '<span class="tag bare">structure-only · ≤ path score</span>'
         )
@@ -355,9 +350,9 @@ def suspects_section(res: BisectResult) -> str:
 def reruns_section(r: ContextBugReport) -> str:
     parts: list[str] = []
     if r.baseline is not UNSET:
-        parts.append(f"<p>baseline (no ablation): {esc(_stats(r.baseline))}</p>")
+        parts.append(f"<p>baseline (no ablation): {esc(stats_text(r.baseline))}</p>")
     if r.restorationBaseline is not UNSET:
-        parts.append(f"<p>baseline (no restoration): {esc(_stats(r.restorationBaseline))}</p>")
+        parts.append(f"<p>baseline (no restoration): {esc(stats_text(r.restorationBaseline))}</p>")
     if r.dropped is not UNSET and r.dropped:
         rows = [
             f'<tr><td class="n">{i}</td><td class="mono">{esc(c.id)}</td><td>'
@@ -366,12 +361,12 @@ def reruns_section(r: ContextBugReport) -> str:
                 if c.verdict is not UNSET
                 else "—"
             )
-            + f"</td><td>{esc(_stats(c.runs)) if c.runs is not UNSET else ''}</td></tr>"
+            + f"</td><td>{esc(stats_text(c.runs)) if c.runs is not UNSET else ''}</td></tr>"
             for i, c in enumerate(r.dropped, 1)
         ]
         parts.append(
             "<h3>Missing context (available, never sent)</h3>"
-            + table([th("#", True), th("id"), th("verdict"), th("runs")], rows, what="items")
+            + table(ths(">#", "id", "verdict", "runs"), rows, what="items")
         )
     if r.culprits is not UNSET:
         c = r.culprits
@@ -418,8 +413,7 @@ def attribution_section(r: ContextBugReport) -> str:
         f'<td class="n">{w.removedIn}/{a.masks}</td></tr>'
         for i, w in enumerate(a.weights, 1)
     ]
-    head = [th("#", True), th("kind"), th("identity"), th("at"), th("suspect", True)]
-    head += [th("weight", True), th("effect"), th("removed in", True)]
+    head = ths(">#", "kind", "identity", "at", ">suspect", ">weight", "effect", ">removed in")
     warn = (
         '<p class="flags"><b>Not trustworthy:</b> the fit explains the reruns poorly (see the '
         "honesty flags).</p>"

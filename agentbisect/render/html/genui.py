@@ -3,7 +3,7 @@ as an SVG chart (calls as bars, first-try rate as a line), the top errors and th
 
 from __future__ import annotations
 
-from agentbisect.render.html.page import esc, ms, num, table, th
+from agentbisect.render.html.page import esc, ms, num, table, ths, totals
 from agentbisect.schema.genui import GenuiDayRow, GenuiStats
 
 CH_W, CH_H, PAD_L, PAD_R, PAD_T, PAD_B = 1000, 260, 50, 50, 16, 46
@@ -96,9 +96,8 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         f'<p class="hero"><span class="big" id="first-try">{_pct(t.first_try_rate)}</span> '
         f'first-try rate <span class="muted">({t.first_try_successes:,} of '
         f"{t.first_attempts:,} turns succeeded at the first attempt)</span></p>"
-        '<div class="totals">'
-        + "".join(f'<div class="tot"><b>{v}</b><span>{esc(k)}</span></div>' for v, k in tot)
-        + "</div></header>"
+        + totals(tot)
+        + "</header>"
     )
     if t.calls == 0:
         return out + '<p class="muted">No genui calls in range.</p>'
@@ -110,16 +109,9 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         f'<td class="txt">{esc(e.message)}</td></tr>'
         for e in stats.errors
     ]
-    out += '<section id="errors"><h2>Top errors</h2>' + (
-        table(
-            [th("count", True), th("category"), th("tool"), th("last at"), th("message")],
-            erows,
-            what="errors",
-        )
-        if erows
-        else '<p class="muted">No errors.</p>'
-    )
-    out += "</section>"
+    ehead = ths(">count", "category", "tool", "last at", "message")
+    out += '<section id="errors"><h2>Top errors</h2>'
+    out += table(ehead, erows, what="errors", empty="No errors.") + "</section>"
     trows = [
         f"<tr><td>{esc(r.tool_name)}</td><td>{esc(r.mode)}</td><td>{esc(r.model_id)}</td>"
         f'<td class="n">{r.calls:,}</td><td class="n">{r.first_attempts:,}</td>'
@@ -127,8 +119,8 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         f'<td class="n">{r.failed:,}</td><td class="n">{_usd(r.cost_usd)}</td></tr>'
         for r in stats.by_tool_model
     ]
-    head = [th("tool"), th("mode"), th("model"), th("calls", True), th("first attempts", True)]
-    head += [th("first try", True), th("retried", True), th("failed", True), th("cost", True)]
+    head = ths("tool", "mode", "model", ">calls", ">first attempts", ">first try", ">retried")
+    head += ths(">failed", ">cost")
     out += '<section id="tools"><h2>By tool and model</h2>'
     out += table(head, trows, what="rows") + "</section>"
     drows = [
@@ -138,8 +130,7 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         f'<td class="n">{_usd(d.cost_usd)}</td></tr>'
         for d in stats.by_day
     ]
-    dhead = [th("day"), th("calls", True), th("turns", True), th("first try", True)]
-    dhead += [th("tokens in", True), th("tokens out", True), th("cost", True)]
+    dhead = ths("day", ">calls", ">turns", ">first try", ">tokens in", ">tokens out", ">cost")
     c, lat = stats.cost_per_turn, stats.latency
     out += (
         '<section id="days"><h2>By day (UTC)</h2>' + table(dhead, drows, what="days") + "</section>"

@@ -43,22 +43,13 @@ def ms(value: object) -> str:
     return f"{value:,.0f} ms" if value < 10_000 else f"{value / 1000:,.1f} s"
 
 
-def collapsed(rows: list[str], *, what: str, keep: int = COLLAPSE_AFTER) -> tuple[str, str]:
-    """Split rendered rows into (shown, folded): the folded part sits in a <details> that states
-    how many rows it holds, so the page stays readable (and small to lay out) without scripts."""
-    if len(rows) <= keep:
-        return "".join(rows), ""
-    rest = len(rows) - keep
-    return "".join(rows[:keep]), (
-        f'<details class="more"><summary>{rest:,} more {esc(what)}</summary>'
-        + "".join(rows[keep:])
-        + "</details>"
-    )
-
-
-def table(head: Iterable[str], rows: list[str], *, what: str, cls: str = "") -> str:
+def table(
+    head: Iterable[str], rows: list[str], *, what: str, cls: str = "", empty: str | None = None
+) -> str:
     """A table whose body is folded after ``COLLAPSE_AFTER`` rows into a second, collapsed table
-    (a <details> cannot sit inside a <tbody>)."""
+    (a <details> cannot sit inside a <tbody>); with no rows, the ``empty`` sentence if given."""
+    if not rows and empty is not None:
+        return f'<p class="muted">{esc(empty)}</p>'
     header = "<thead><tr>" + "".join(head) + "</tr></thead>"
     attr = f' class="{cls}"' if cls else ""
     keep = COLLAPSE_AFTER
@@ -73,6 +64,17 @@ def table(head: Iterable[str], rows: list[str], *, what: str, cls: str = "") -> 
 
 def th(label: str, numeric: bool = False) -> str:
     return f'<th class="n">{esc(label)}</th>' if numeric else f"<th>{esc(label)}</th>"
+
+
+def totals(tiles: Iterable[tuple[str, str]], attr: str = "") -> str:
+    """The row of headline numbers: each tile a value (already formatted) over its label."""
+    cells = "".join(f'<div class="tot"><b>{v}</b><span>{esc(k)}</span></div>' for v, k in tiles)
+    return f'<div class="totals"{attr}>{cells}</div>'
+
+
+def ths(*labels: str) -> list[str]:
+    """Header cells; a label written with a leading ``>`` is a numeric (right-aligned) column."""
+    return [th(x[1:], True) if x.startswith(">") else th(x) for x in labels]
 
 
 def _sha256(text: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 from msgspec import UNSET
 
 from agentbisect.model.boundary.rollup import BoundaryAggregate
-from agentbisect.render.html.page import esc, ms, num, table, th
+from agentbisect.render.html.page import esc, ms, num, table, ths, totals
 from agentbisect.render.html.timeline import timeline_svg
 from agentbisect.results import RunOverview
 
@@ -43,9 +43,8 @@ def header(o: RunOverview, title: str, extra: str = "") -> str:
     return (
         f'<header><h1>{esc(title)} · <span class="mono">{esc(src.get("file", ""))}</span></h1>'
         f'<p class="sub">{esc(" · ".join(bits))}</p>{extra}'
-        '<div class="totals" id="totals">'
-        + "".join(f'<div class="tot"><b>{v}</b><span>{esc(k)}</span></div>' for v, k in tot)
-        + "</div></header>"
+        + totals(tot, ' id="totals"')
+        + "</header>"
     )
 
 
@@ -91,17 +90,9 @@ def _rollup_cells(a: BoundaryAggregate | None) -> str:
 
 
 def tree_section(o: RunOverview) -> str:
-    head = [
-        th("boundary"),
-        th("kind"),
-        th("stage"),
-        th("LLM", True),
-        th("tools", True),
-        th("iter", True),
-        th("tok in", True),
-        th("tok out", True),
-        th("duration", True),
-    ]
+    head = ths(
+        "boundary", "kind", "stage", ">LLM", ">tools", ">iter", ">tok in", ">tok out", ">duration"
+    )
     rows = []
     for b in o.boundaries:
         roll = o.runRollup if b.kind == "run" else b.rollup
@@ -118,26 +109,13 @@ def tree_section(o: RunOverview) -> str:
         "attribute events by stored subflow path (upstream rule): nested boundaries count toward "
         "every ancestor; a top-level agent's calls appear only in the Run row. Rows without "
         "numbers are boundaries upstream does not roll up (slots, untagged subflows).</p>"
-        + (
-            table(head, rows, what="boundary passes")
-            if rows
-            else '<p class="muted">No boundary events in this recording.</p>'
-        )
+        + table(head, rows, what="boundary passes", empty="No boundary events in this recording.")
         + "</section>"
     )
 
 
 def calls_section(o: RunOverview, trigger: str | None = None) -> str:
-    head = [
-        th("#", True),
-        th("step"),
-        th("model"),
-        th("tok in", True),
-        th("tok out", True),
-        th("latency", True),
-        th("stop"),
-        th("tools asked for"),
-    ]
+    head = ths(">#", "step", "model", ">tok in", ">tok out", ">latency", "stop", "tools asked for")
     rows = []
     for c in o.llmCalls:
         cls = ' class="trigger"' if trigger is not None and c.step == trigger else ""
@@ -151,17 +129,9 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
     out = (
         '<section id="llm-calls"><h2>LLM calls</h2>'
         '<p class="sub"># is the index <code>--at-llm</code> takes.</p>'
-        + (table(head, rows, what="LLM calls") if rows else '<p class="muted">None.</p>')
+        + table(head, rows, what="LLM calls", empty="None.")
     )
-    thead = [
-        th("#", True),
-        th("step"),
-        th("tool"),
-        th("asked by"),
-        th("duration", True),
-        th("result (shortened)"),
-        th("error"),
-    ]
+    thead = ths(">#", "step", "tool", "asked by", ">duration", "result (shortened)", "error")
     trows = [
         f'<tr><td class="n">{t.index}</td><td class="mono">{esc(t.step)}</td>'
         f'<td>{esc(t.tool)}</td><td class="mono">{esc(t.askedBy or "")}</td>'
@@ -169,8 +139,8 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
         f'<td class="txt">{esc(t.error)}</td></tr>'
         for t in o.toolCalls
     ]
-    out += '<h2 id="tool-calls">Tool calls</h2>' + (
-        table(thead, trows, what="tool calls") if trows else '<p class="muted">None.</p>'
+    out += '<h2 id="tool-calls">Tool calls</h2>' + table(
+        thead, trows, what="tool calls", empty="None."
     )
     return out + "</section>"
 

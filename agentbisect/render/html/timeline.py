@@ -18,9 +18,7 @@ LANES_SHOWN = 40
 
 
 def _fmt(v: float, axis: str) -> str:
-    if axis != "ms":
-        return f"#{v:,.0f}"
-    return f"{v:,.0f} ms" if v < 10_000 else f"{v / 1000:,.1f} s"
+    return ms(v) if axis == "ms" else f"#{v:,.0f}"
 
 
 def _ticks(extent: float) -> list[float]:

@@ -13,7 +13,7 @@ from agentbisect.model.boundary.index import CompositionLabel, Range, SubflowLab
 from agentbisect.model.boundary.rollup import BoundaryAggregate
 from agentbisect.model.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
-from agentbisect.render.fit import Col, fitted_table, left_out_note
+from agentbisect.render.fit import Col, fitted_table, print_fitted
 from agentbisect.render.flags import print_flags
 from agentbisect.render.safetext import safe
 from agentbisect.results import AggregateResult
@@ -72,11 +72,7 @@ def rollup_table(
                 _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
             ]
         )
-    table, left_out = fitted_table(
-        cols, rows, con.width, title="Rollups", title_justify="left", sections=[0]
-    )
-    con.print(table)
-    _say_left_out(left_out, con.width)
+    print_fitted(con, cols, rows, title="Rollups", title_justify="left", sections=[0])
     n_hidden = sum(hide) if not show_all else 0
     if n_hidden:
         con.print(
@@ -188,21 +184,8 @@ def calls_table(calls: list[dict[str, Any]]) -> None:
         if failed:
             row.append(Text("failed", style="red") if c.get("failed") else "")
         rows.append(row)
-    table, left_out = fitted_table(
-        cols,
-        rows,
-        con.width,
-        title="Calls (bisect --at-step STEP, or --at-llm N)",
-        title_justify="left",
-    )
-    con.print(table)
-    _say_left_out(left_out, con.width)
-
-
-def _say_left_out(headers: list[str], width: int) -> None:
-    note = left_out_note(headers, width)
-    if note is not None:
-        stdout_console().print(Text(note, style="dim"))
+    title = "Calls (bisect --at-step STEP, or --at-llm N)"
+    print_fitted(con, cols, rows, title=title, title_justify="left")
 
 
 def render_aggregate(result: AggregateResult) -> None:
@@ -259,9 +242,7 @@ def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
             safe(", ".join(c.tools)),
         ]
         rows.append(row)
-    table, left_out = fitted_table(cols, rows, con.width, title=title, title_justify="left")
-    con.print(table)
-    _say_left_out(left_out, con.width)
+    print_fitted(con, cols, rows, title=title, title_justify="left")
     if any(c.step not in localizable for c in calls):
         con.print(
             safe(

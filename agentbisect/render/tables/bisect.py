@@ -13,7 +13,7 @@ from rich.tree import Tree
 
 from agentbisect.core.js import to_fixed
 from agentbisect.render.console import stdout_console
-from agentbisect.render.fit import Col, fitted_table, left_out_note
+from agentbisect.render.fit import Col, fitted_table, print_fitted
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import (
@@ -125,11 +125,7 @@ def render_report(result: BisectResult) -> None:
         rows.append(row)
     # the structure-only group (nothing of their own to judge) after a rule
     split = [n_backed - 1] if evidence_first and 0 < n_backed < len(rows) else []
-    table, left_out = fitted_table(cols, rows, con.width, title=title, sections=split)
-    con.print(table)
-    note = left_out_note(left_out, con.width, "the evidence paths below name it")
-    if note is not None:
-        con.print(Text(note, "dim"))
+    print_fitted(con, cols, rows, "the evidence paths below name it", title=title, sections=split)
     if evidence_first:
         # What each suspect said, one line each and cut at the terminal's edge: a column in the
         # table folded every text into a tall, narrow strip at 80 columns.
@@ -245,20 +241,12 @@ def print_attribution(a: Attribution) -> None:
                 f"{w.removedIn}/{a.masks}",
             ]
         )
-    table, left_out = fitted_table(
-        cols,
-        rows,
-        con.width,
-        title=(
-            f"Attribution (surrogate: {a.masks} masks, keep {a.keepProb:g}, "
-            f"{a.rerunsUsed} reruns in all)"
-        ),
-        caption=f"weight = estimated change in the {what} when the source is removed",
+    title = (
+        f"Attribution (surrogate: {a.masks} masks, keep {a.keepProb:g}, {a.rerunsUsed} reruns "
+        "in all)"
     )
-    con.print(table)
-    note = left_out_note(left_out, con.width)
-    if note is not None:
-        con.print(Text(note, "dim"))
+    caption = f"weight = estimated change in the {what} when the source is removed"
+    print_fitted(con, cols, rows, title=title, caption=caption)
     fit = Text("fit: ")
     fit.append(fit_text(a), style="yellow" if unreliable else "")
     if unreliable:

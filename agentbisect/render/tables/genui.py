@@ -7,9 +7,12 @@ of control and escape sequences, never parsed as markup.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from rich import box
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from agentbisect.render.console import stdout_console
 from agentbisect.render.safetext import safe
@@ -87,94 +90,59 @@ def print_tables(
         out.print("No genui calls in range.")
         return
 
-    tools = Table(
-        title="By tool and model", box=box.SIMPLE_HEAD, title_justify="left", collapse_padding=True
-    )
-    for name, justify in (
-        ("tool", "left"), ("model", "left"), ("calls", "right"),
-        ("first\nattempts", "right"), ("first\ntry", "right"), ("retried", "right"),
-        ("failed", "right"), ("cost", "right"),
-    ):  # fmt: skip
-        tools.add_column(name, justify=justify)  # type: ignore[arg-type]
     # The mode is a property of the tool, so the table shows it only for a tool seen with
     # several modes (the JSON always carries it); that keeps the table within 80 columns.
     modes: dict[str, set[str]] = {}
     for r in stats.by_tool_model:
         modes.setdefault(r.tool_name, set()).add(r.mode)
+    rows: list[tuple[str | Text, ...]] = []
     for r in stats.by_tool_model:
         tool = r.tool_name if len(modes[r.tool_name]) == 1 else f"{r.tool_name} ({r.mode})"
-        tools.add_row(
-            safe(tool), safe(r.model_id), f"{r.calls:,}",
-            f"{r.first_attempts:,}", _pct(r.first_try_rate), f"{r.retried:,}",
-            f"{r.failed:,}", _usd(r.cost_usd),
-        )  # fmt: skip
-    _keep_numbers_whole(tools)
-    out.print(tools)
-
+        rows.append((
+            safe(tool), safe(r.model_id), f"{r.calls:,}", f"{r.first_attempts:,}",
+            _pct(r.first_try_rate), f"{r.retried:,}", f"{r.failed:,}", _usd(r.cost_usd),
+        ))  # fmt: skip
+    heads = ("tool", "model", ">calls", ">first\nattempts", ">first\ntry", ">retried", ">failed")
+    _section("By tool and model", (*heads, ">cost"), rows)
     if stats.errors:
-        errors = Table(
-            title="Top errors", box=box.SIMPLE_HEAD, title_justify="left", collapse_padding=True
-        )
-        errors.add_column("count", justify="right")
-        errors.add_column("category")
-        errors.add_column("tool")
-        errors.add_column("last at")
-        errors.add_column("message", overflow="fold")
-        for e in stats.errors:
-            errors.add_row(
-                f"{e.count:,}",
-                safe(e.category),
-                safe(e.tool_name),
-                _short_time(e.last_at),
-                safe(e.message),
-            )
-        _keep_numbers_whole(errors)
-        out.print(errors)
-
-    days = Table(
-        title="By day (UTC)", box=box.SIMPLE_HEAD, title_justify="left", collapse_padding=True
-    )
-    for name, justify in (
-        ("day", "left"), ("calls", "right"), ("", "left"), ("turns", "right"),
-        ("first\ntry", "right"), ("tokens\nin", "right"), ("tokens\nout", "right"),
-        ("cost", "right"),
-    ):  # fmt: skip
-        days.add_column(name, justify=justify)  # type: ignore[arg-type]
+        rows = [
+            (f"{e.count:,}", safe(e.category), safe(e.tool_name), _short_time(e.last_at),
+             safe(e.message))
+            for e in stats.errors
+        ]  # fmt: skip
+        _section("Top errors", (">count", "category", "tool", "last at", "message"), rows)
     top = max(d.calls for d in stats.by_day)
-    for d in stats.by_day:
-        days.add_row(
-            d.day, f"{d.calls:,}", _bar(d.calls, top), f"{d.turns:,}", _pct(d.first_try_rate),
-            f"{d.input_tokens:,}", f"{d.output_tokens:,}", _usd(d.cost_usd),
-        )  # fmt: skip
-    _keep_numbers_whole(days)
-    out.print(days)
-
+    rows = [
+        (d.day, f"{d.calls:,}", _bar(d.calls, top), f"{d.turns:,}", _pct(d.first_try_rate),
+         f"{d.input_tokens:,}", f"{d.output_tokens:,}", _usd(d.cost_usd))
+        for d in stats.by_day
+    ]  # fmt: skip
+    heads = ("day", ">calls", "", ">turns", ">first\ntry", ">tokens\nin", ">tokens\nout")
+    _section("By day (UTC)", (*heads, ">cost"), rows)
     c = stats.cost_per_turn
-    cost = Table(
-        title="Cost per turn", box=box.SIMPLE_HEAD, title_justify="left", collapse_padding=True
-    )
-    for name in ("costed\nturns", "avg", "p50", "p95"):
-        cost.add_column(name, justify="right")
-    cost.add_row(f"{c.turns:,}", _usd(c.avg_usd), _usd(c.p50_usd), _usd(c.p95_usd))
-    _keep_numbers_whole(cost)
-    out.print(cost)
+    rows = [(f"{c.turns:,}", _usd(c.avg_usd), _usd(c.p50_usd), _usd(c.p95_usd))]
+    _section("Cost per turn", (">costed\nturns", ">avg", ">p50", ">p95"), rows)
+    lat = stats.latency
+    pairs = (("first frame", lat.first_frame), ("first complete (accepted)", lat.complete))
+    rows = [(label, f"{x.count:,}", _ms(x.p50_ms), _ms(x.p95_ms)) for label, x in pairs]
+    _section("Frame latency per turn (from turn start)", ("frame", ">turns", ">p50", ">p95"), rows)
 
-    latency = Table(
-        title="Frame latency per turn (from turn start)",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-        collapse_padding=True,
-    )
-    for name, justify in (("frame", "left"), ("turns", "right"), ("p50", "right"),
-                          ("p95", "right")):  # fmt: skip
-        latency.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for label, lat in (
-        ("first frame", stats.latency.first_frame),
-        ("first complete (accepted)", stats.latency.complete),
-    ):
-        latency.add_row(label, f"{lat.count:,}", _ms(lat.p50_ms), _ms(lat.p95_ms))
-    _keep_numbers_whole(latency)
-    out.print(latency)
+
+def _section(title: str, headers: Sequence[str], rows: Iterable[Sequence[str | Text]]) -> None:
+    """One section's table; a header written with a leading ``>`` is a right-aligned column, and
+    the free-text ``message`` column folds rather than cut an error short."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left", collapse_padding=True)
+    for h in headers:
+        right = h.startswith(">")
+        table.add_column(
+            h[1:] if right else h,
+            justify="right" if right else "left",
+            overflow="fold" if h == "message" else "ellipsis",
+        )
+    for row in rows:
+        table.add_row(*row)
+    _keep_numbers_whole(table)
+    stdout_console().print(table)
 
 
 __all__ = ["print_tables"]
