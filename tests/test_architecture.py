@@ -283,3 +283,18 @@ def test_exports_listed_once() -> None:
     import agentbisect
 
     assert set(agentbisect.__all__) == {"__version__", *agentbisect._EXPORTS}
+
+
+def test_the_one_path_is_python_and_reads_its_inputs() -> None:
+    # Issue 22: no compiled second copy of the rules, and input files are read, not mapped (a
+    # mapped file truncated while it was read ended afp with a bus error).
+    compiled = [
+        p.name for p in PKG.rglob("*") if p.suffix in {".c", ".h", ".pyx", ".pxd", ".rs", ".so"}
+    ]
+    assert compiled == []
+    assert not (ROOT / "setup.py").exists()
+    for path in PKG.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "mmap" not in names, path.relative_to(PKG)

@@ -8,14 +8,12 @@ decoding fails do we go back and find the line of the first bad row, so that the
 
 from __future__ import annotations
 
-import mmap
-import os
 import re
 
 import msgspec
 
-from agentbisect.core.errors import InputError, UsageError
-from agentbisect.core.inputbytes import GZIP_MAGIC, check_start, input_cap, read_input
+from agentbisect.core.errors import InputError
+from agentbisect.core.inputbytes import read_input
 from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder, RowOutOfRange
 from agentbisect.schema.genui import GenuiCallRow
 
@@ -29,9 +27,6 @@ WHAT = "genui rows (a JSON array or JSON Lines of GenuiCallRow objects)"
 # are still in cache when ColumnsBuilder reads them (see genui.columns). Chunks end at a newline,
 # and a row never spans lines, so chunking cannot change what decodes.
 CHUNK_BYTES = 1 << 18
-# Files at least this big are mapped rather than read: copying half a gigabyte into a fresh bytes
-# object (and faulting its pages in) cost ~0.3 s of a 1M-row run. Small files gain nothing.
-MAP_BYTES = 16 << 20
 
 
 def read_bytes(path: str) -> tuple[str, bytes]:
@@ -41,29 +36,6 @@ def read_bytes(path: str) -> tuple[str, bytes]:
     """
     name, data, _ = read_input(path, WHAT, allow_empty=True)
     return name, data
-
-
-def _mapped(path: str) -> mmap.mmap | None:
-    """A read-only map of a big, plain (not gzip) regular file, else ``None`` (then: read it).
-
-    If another process truncates the file while it is mapped, reading the lost pages is a
-    SIGBUS, like any program that maps its input; telemetry exports are written first and read
-    after, so we take the speed.
-    """
-    if path == "-":
-        return None
-    try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not os.path.isfile(path) or not MAP_BYTES <= st.st_size <= input_cap():
-                return None
-            head = f.read(1 << 16)
-            if head[: len(GZIP_MAGIC)] == GZIP_MAGIC:
-                return None
-            check_start(path, head, WHAT)
-            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, UsageError):
-        return None  # read_bytes reports the problem, in its words
 
 
 def field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
@@ -99,7 +71,7 @@ def field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
 _TOO_DEEP = "the row nests too deeply (a row is one flat JSON object)"
 
 
-def _line_of_row(data: bytes | mmap.mmap, shape: str, k: int) -> int:
+def _line_of_row(data: bytes, shape: str, k: int) -> int:
     """The line on which row ``k`` (0-based) starts (only called once something failed)."""
     data = bytes(data)
     if shape == "lines":
@@ -162,9 +134,9 @@ def _locate_in_array(name: str, data: bytes, error: msgspec.ValidationError) -> 
     return InputError(f"{name}:{line}", f"{field}: {problem}")
 
 
-def _shape(name: str, data: bytes | mmap.mmap) -> tuple[bytes | mmap.mmap, str | None]:
+def _shape(name: str, data: bytes) -> tuple[bytes, str | None]:
     """``(data without a BOM, "array" | "lines" | None for no rows)``: the first non-blank byte
-    decides (spec §1). ``data`` may be any bytes-like object with ``find`` (``mmap`` too)."""
+    decides (spec §1). ``data`` may be any bytes-like object with ``find``."""
     if data[: len(_BOM)] == _BOM:
         data = bytes(data[len(_BOM) :])
     first = _NON_BLANK.search(data)
@@ -194,7 +166,7 @@ _RECORDING_KEYS = frozenset(
 )
 
 
-def _refuse_recording(name: str, data: bytes | mmap.mmap, start: int) -> None:
+def _refuse_recording(name: str, data: bytes, start: int) -> None:
     """An agent recording or capture handed to genui-stats: say so instead of 'toolCallId:
     missing' on line 1."""
     end = data.find(b"\n", start)
@@ -261,11 +233,8 @@ def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
         raise _locate_in_lines(name, data) from None
 
 
-def decode_columns(name: str, data: bytes | mmap.mmap) -> Columns:
-    """``decode_rows`` straight into columns, with the same validation and the same errors.
-
-    ``data`` may be a ``mmap`` of the file (see ``_mapped``).
-    """
+def decode_columns(name: str, data: bytes) -> Columns:
+    """``decode_rows`` straight into columns, with the same validation and the same errors."""
     data, shape = _shape(name, data)
     try:
         return _columns(name, data, shape)
@@ -274,7 +243,7 @@ def decode_columns(name: str, data: bytes | mmap.mmap) -> Columns:
         raise InputError(f"{name}:{line}", f"{exc.field}: {exc.problem}") from None
 
 
-def _columns(name: str, data: bytes | mmap.mmap, shape: str | None) -> Columns:
+def _columns(name: str, data: bytes, shape: str | None) -> Columns:
     builder = ColumnsBuilder()
     if shape == "array":
         rows = _decode_array(name, bytes(data))
@@ -302,9 +271,6 @@ def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
 
 def load_columns(path: str) -> tuple[str, Columns]:
     """``(display name, columns of the rows)`` of a path, ``-`` or gzip."""
-    mapped = _mapped(path)
-    if mapped is not None:
-        return path, decode_columns(path, mapped)
     name, data = read_bytes(path)
     return name, decode_columns(name, data)
 
