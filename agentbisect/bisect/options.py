@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+# The choices of the options that name a strategy, in the order help lists them; the library
+# checks its arguments against these and ``afp bisect``'s table builds its choices from them.
+RANKINGS = ("evidence-first", "upstream")
+SCORERS = ("semantic-alignment", "lexical-overlap")
+ATTRIBUTION_SCORES = ("flip", "similarity")
+
 
 class Defaults(Struct, frozen=True):
     max_depth: int = 12  # slice budget: hops back from the trigger

@@ -12,6 +12,7 @@ from __future__ import annotations
 from enum import Enum, StrEnum
 from typing import Any
 
+from agentbisect.bisect.options import ATTRIBUTION_SCORES, RANKINGS, SCORERS
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.cli.table import (
     FILE,
@@ -33,19 +34,14 @@ class Attribution(StrEnum):
     surrogate = "surrogate"
 
 
-class AttributionScore(StrEnum):
-    flip = "flip"
-    similarity = "similarity"
+def _choices(name: str, values: tuple[str, ...]) -> type[StrEnum]:
+    """The typer choice type of a strategy option, from the library's one list of its values."""
+    return StrEnum(name, [(v.replace("-", "_"), v) for v in values])  # type: ignore[return-value]
 
 
-class Scorer(StrEnum):
-    semantic_alignment = "semantic-alignment"
-    lexical_overlap = "lexical-overlap"
-
-
-class Ranking(StrEnum):
-    evidence_first = "evidence-first"
-    upstream = "upstream"
+AttributionScore = _choices("AttributionScore", ATTRIBUTION_SCORES)
+Scorer = _choices("Scorer", SCORERS)
+Ranking = _choices("Ranking", RANKINGS)
 
 
 HELP = """Localize the context behind a wrong agent step (correlational; causal with --rerun).

@@ -22,8 +22,6 @@ from agentbisect.results.report import Suspect
 
 __all__ = ["SuspectEvidence", "evidence_first", "input_text", "suspect_text"]
 
-RANKINGS = ("upstream", "evidence-first")  # evidence-first is the default
-
 
 class SuspectEvidence(Struct):
     text: str | None

@@ -17,9 +17,11 @@ from agentbisect.bisect.embed.batch import localization_texts
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
-from agentbisect.bisect.evidence.rank import RANKINGS, evidence_first
+from agentbisect.bisect.evidence.rank import evidence_first
 from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
+from agentbisect.bisect.options import RANKINGS
+from agentbisect.bisect.options import SCORERS as SCORER_NAMES
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
 from agentbisect.bisect.pipeline.paths import path_scores
@@ -55,10 +57,9 @@ DEFAULTS = {
     "maxTextChars": D.max_text_chars,
 }
 
-SCORERS: dict[str, ScorerFn] = {
-    "semantic-alignment": score_influence,
-    "lexical-overlap": score_lexical_influence,
-}
+SCORERS: dict[str, ScorerFn] = dict(
+    zip(SCORER_NAMES, (score_influence, score_lexical_influence), strict=True)
+)
 
 
 class TriggerError(UsageError):
