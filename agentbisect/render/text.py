@@ -20,6 +20,7 @@ from agentbisect.results.report import (
     AblationRunStats,
     Attribution,
     ContextBugReport,
+    CostVerdict,
     EdgePathStep,
     EvidenceSignals,
     Suspect,
@@ -95,20 +96,16 @@ def score_text(s: Suspect) -> str:
     return f"{f3(s.score)} (path only — no content signal, so the score is an upper bound)"
 
 
-def _cost_line(s: Suspect, view: SuspectView) -> str:
-    c = s.cost
-    if c.reducedCostOnRemoval:  # type: ignore[union-attr]
+def _cost_line(c: CostVerdict, view: SuspectView) -> str:
+    if c.reducedCostOnRemoval:
         body = (
-            f"REDUCED on removal — −{js_number(c.loopsSaved)} loop(s), "  # type: ignore[union-attr]
-            f"−{js_number(c.tokensSaved)} tok (beats placebo, stable)"  # type: ignore[union-attr]
+            f"REDUCED on removal — −{js_number(c.loopsSaved)} loop(s), "
+            f"−{js_number(c.tokensSaved)} tok (beats placebo, stable)"
         )
     else:
-        ls = c.loopsSaved  # type: ignore[union-attr]
-        sign = "−" if ls >= 0 else "+"
-        body = f"no cost effect (loops {sign}{js_number(abs(ls))}"
-        if not c.stable:  # type: ignore[union-attr]
-            body += "; no placebo band or unstable"
-        body += ")"
+        sign = "−" if c.loopsSaved >= 0 else "+"
+        unstable = "" if c.stable else "; no placebo band or unstable"
+        body = f"no cost effect (loops {sign}{js_number(abs(c.loopsSaved))}{unstable})"
     return f"    cost: {body} → class: {view.cost_class}"
 
 
@@ -138,22 +135,20 @@ def render(result: object) -> None:
 def format_report(result: BisectResult) -> str:
     """The report as upstream's ``formatContextBugReport`` lays it out."""
     r = result.report
-    lines: list[str] = []
     trig = r.triggerSource
     if r.triggerScore is not UNSET:
         trig += f", score {to_fixed(r.triggerScore, 2)}"
     step_name = r.stepName if r.stepName is not UNSET else "undefined"
     head = f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})'
-    lines.append(clean(head))  # recorded ids and names: one line, whatever they hold
-    causal = r.mode == "causal"
     evidence_first = r.ranking == "evidence-first"
-    if causal:
+    if r.mode == "causal":
         mode = MODE_CAUSAL
     else:
         mode = MODE_CORRELATIONAL_EVIDENCE if evidence_first else MODE_CORRELATIONAL
     if r.rankedBy:
         mode += f" — ranked by {r.rankedBy}"
-    lines.append(mode)
+    # recorded ids and names: one line, whatever they hold
+    lines = [clean(head), mode]
     if r.embedder is not UNSET or r.ranking is not UNSET:  # never in upstream's report
         lines.append(_ranking_line(r))
     st = r.sliceStats
@@ -172,33 +167,25 @@ def format_report(result: BisectResult) -> str:
             )
             lines.extend(_path_and_verdict(s, view, result))
     if r.dropped is not UNSET and r.dropped:
-        lines.append("")
-        lines.append(f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):")
+        lines += ["", f"MISSING CONTEXT ({len(r.dropped)} dropped — available but never sent):"]
         for i, c in enumerate(r.dropped):
             lines.append(f"{i + 1:>2}. [dropped '{clean(c.id)}']")
             if c.verdict is not UNSET and c.runs is not UNSET:
-                lines.append(f"    verdict: {c.verdict.claim}")
                 runs = stats_text(c.runs, "flipped on restore", "similarity to original", False)
-                lines.append(f"    runs: {runs}")
+                lines += [f"    verdict: {c.verdict.claim}", f"    runs: {runs}"]
             else:
                 lines.append(f"    verdict: (none — candidate only; {result.no_restore_verdict})")
     if r.attribution is not UNSET:
-        lines.append("")
-        lines.extend(attribution_lines(r.attribution))
+        lines += ["", *attribution_lines(r.attribution)]
     if r.baseline is not UNSET:
-        lines.append("")
-        lines.append(f"baseline (no ablation): {stats_text(r.baseline, spread=False)}")
+        lines += ["", f"baseline (no ablation): {stats_text(r.baseline, spread=False)}"]
     if r.restorationBaseline is not UNSET:
         lines.append(
             f"baseline (no restoration): {stats_text(r.restorationBaseline, spread=False)}"
         )
     if r.honestyFlags:
-        lines.append("")
-        lines.append("HONESTY:")
-        for fl in r.honestyFlags:
-            lines.append(f"⚠ [{fl.flag}] {fl.note}")
-    lines.append("")
-    lines.append(FOOTER_EVIDENCE if evidence_first else FOOTER)
+        lines += ["", "HONESTY:", *(f"⚠ [{fl.flag}] {fl.note}" for fl in r.honestyFlags)]
+    lines += ["", FOOTER_EVIDENCE if evidence_first else FOOTER]
     return "\n".join(lines)
 
 
@@ -215,10 +202,10 @@ def _path_and_verdict(s: Suspect, view: SuspectView, result: BisectResult) -> li
             f"    path: {clean(s.edgePath[0].from_)} " + " ".join(hop_text(h) for h in s.edgePath)
         )
     if s.verdict is not UNSET and s.runs is not UNSET:
-        lines.append(f"    verdict: {s.verdict.claim}")
-        lines.append(f"    runs: {stats_text(s.runs, similarity='similarity to original')}")
+        runs = stats_text(s.runs, similarity="similarity to original")
+        lines += [f"    verdict: {s.verdict.claim}", f"    runs: {runs}"]
         if s.cost is not UNSET:
-            lines.append(_cost_line(s, view))
+            lines.append(_cost_line(s.cost, view))
     elif result.report.mode != "causal":
         lines.append(f"    verdict: (none — correlational ranking only; {result.no_verdict})")
     return lines
@@ -295,10 +282,12 @@ def _evidence_first_suspects(result: BisectResult) -> list[str]:
         if ev is UNSET:  # backed views come from suspects with evidence; kept total for safety
             lines.append(head)
         else:
-            lines.append(f"{head} — evidence {f3(ev.score)}")
             said = said_text(ev.text)
-            lines.append(f"    said: “{said}”" if said else "    said: (nothing)")
-            lines.append(f"    signals: {_signals_text(ev)}")
+            lines += [
+                f"{head} — evidence {f3(ev.score)}",
+                f"    said: “{said}”" if said else "    said: (nothing)",
+                f"    signals: {_signals_text(ev)}",
+            ]
         lines.append(f"    {upstream_score_text(s)}")
         lines.extend(_path_and_verdict(s, v, result))
     if bare:

@@ -108,14 +108,6 @@ def _score(s: Suspect) -> str:
     return f"score ≤ {f3(s.score)}: path only, no content signal, so the score is an upper bound"
 
 
-def _evidence_score(s: Suspect, ev: SuspectEvidence, note: str) -> str:
-    """The evidence score and, beside it, the path score and upstream's proxy."""
-    return (
-        f"evidence {f3(ev.score)} = the weighted mean of the signals below ({note};"
-        f" a correlational proxy) · {upstream_score_text(s)}"
-    )
-
-
 # What each evidence signal measures (docs/ranking.md), as the breakdown explains it.
 SIGNALS = (
     ("semantic", "meaning: similarity of its text to the answer"),
@@ -267,29 +259,24 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
     if s.ablation is not UNSET and isinstance(s.ablation.note, str):
         extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
     ev = s.evidence
-    if r.ranking == "evidence-first":
-        said = (
-            '<p class="lead">What it said (its own text, judged against the answer):</p>'
-            if ev is not UNSET
-            else '<p class="lead">No text of its own to judge — how the slice reaches it:</p>'
-        )
-    else:
-        said = ""
-    if ev is not UNSET:
-        score = (
-            f'<p class="muted">{esc(_evidence_score(s, ev, weights_note(r)))}</p>'
-            + signals_table(ev, r.contrastive is True)
-        )
-    else:
-        score = f'<p class="muted">{esc(_score(s))}</p>'
-    group = tag = ""
+    said = group = tag = ""
     if r.ranking == "evidence-first":
         group = " backed" if view.backed else " bare"
-        tag = (
-            f'<span class="tag">evidence {f3(ev.score)}</span>'
-            if ev is not UNSET
-            else '<span class="tag bare">structure-only · ≤ path score</span>'
+        if ev is not UNSET:
+            said = '<p class="lead">What it said (its own text, judged against the answer):</p>'
+            tag = f'<span class="tag">evidence {f3(ev.score)}</span>'
+        else:
+            said = '<p class="lead">No text of its own to judge — how the slice reaches it:</p>'
+            tag = '<span class="tag bare">structure-only · ≤ path score</span>'
+    if ev is not UNSET:
+        # the evidence score and, beside it, the path score and upstream's proxy
+        note = (
+            f"evidence {f3(ev.score)} = the weighted mean of the signals below "
+            f"({weights_note(r)}; a correlational proxy) · {upstream_score_text(s)}"
         )
+        score = f'<p class="muted">{esc(note)}</p>' + signals_table(ev, r.contrastive is True)
+    else:
+        score = f'<p class="muted">{esc(_score(s))}</p>'
     return (
         f'<details class="suspect{group}" id="suspect-{i}" data-suspect="{i}" '
         f'data-path="{esc(_path_ids(s))}"'

@@ -3,22 +3,10 @@ as an SVG chart (calls as bars, first-try rate as a line), the top errors and th
 
 from __future__ import annotations
 
-from agentbisect.render.html.page import esc, ms, num, table, ths, totals
+from agentbisect.render.html.page import esc, ms, num, pct, table, ths, totals, usd
 from agentbisect.schema.genui import GenuiDayRow, GenuiStats
 
 CH_W, CH_H, PAD_L, PAD_R, PAD_T, PAD_B = 1000, 260, 50, 50, 16, 46
-
-
-def _pct(rate: float | None) -> str:
-    return "—" if rate is None else f"{rate * 100:.1f}%"
-
-
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 100:
-        return f"${value:,.0f}"
-    return f"${value:,.4f}" if value >= 0.0001 or value == 0 else f"${value:.2e}"
 
 
 def _nice(v: int) -> int:
@@ -55,7 +43,7 @@ def trend_svg(days: list[GenuiDayRow]) -> str:
         parts.append(
             f'<rect class="bar" x="{x:.1f}" y="{PAD_T + ph - h:.1f}" width="{bw:.1f}" '
             f'height="{h:.1f}"><title>{esc(d.day)}: {d.calls:,} calls, first try '
-            f"{_pct(d.first_try_rate)}</title></rect>"
+            f"{pct(d.first_try_rate)}</title></rect>"
         )
         cx = PAD_L + i * step + step / 2
         if d.first_try_rate is not None:
@@ -89,11 +77,11 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
         (num(t.retried), "retried"),
         (num(t.failed), "failed"),
         (f"{num(t.input_tokens)} / {num(t.output_tokens)}", "tokens in / out"),
-        (_usd(t.cost_usd), "cost"),
+        (usd(t.cost_usd), "cost"),
     ]
     out = (
         f'<header><h1>Generative UI · <span class="mono">{esc(source)}</span>{esc(span)}</h1>'
-        f'<p class="hero"><span class="big" id="first-try">{_pct(t.first_try_rate)}</span> '
+        f'<p class="hero"><span class="big" id="first-try">{pct(t.first_try_rate)}</span> '
         f'first-try rate <span class="muted">({t.first_try_successes:,} of '
         f"{t.first_attempts:,} turns succeeded at the first attempt)</span></p>"
         + totals(tot)
@@ -115,8 +103,8 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
     trows = [
         f"<tr><td>{esc(r.tool_name)}</td><td>{esc(r.mode)}</td><td>{esc(r.model_id)}</td>"
         f'<td class="n">{r.calls:,}</td><td class="n">{r.first_attempts:,}</td>'
-        f'<td class="n">{_pct(r.first_try_rate)}</td><td class="n">{r.retried:,}</td>'
-        f'<td class="n">{r.failed:,}</td><td class="n">{_usd(r.cost_usd)}</td></tr>'
+        f'<td class="n">{pct(r.first_try_rate)}</td><td class="n">{r.retried:,}</td>'
+        f'<td class="n">{r.failed:,}</td><td class="n">{usd(r.cost_usd)}</td></tr>'
         for r in stats.by_tool_model
     ]
     head = ths("tool", "mode", "model", ">calls", ">first attempts", ">first try", ">retried")
@@ -125,9 +113,9 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
     out += table(head, trows, what="rows") + "</section>"
     drows = [
         f'<tr><td class="mono">{esc(d.day)}</td><td class="n">{d.calls:,}</td>'
-        f'<td class="n">{d.turns:,}</td><td class="n">{_pct(d.first_try_rate)}</td>'
+        f'<td class="n">{d.turns:,}</td><td class="n">{pct(d.first_try_rate)}</td>'
         f'<td class="n">{d.input_tokens:,}</td><td class="n">{d.output_tokens:,}</td>'
-        f'<td class="n">{_usd(d.cost_usd)}</td></tr>'
+        f'<td class="n">{usd(d.cost_usd)}</td></tr>'
         for d in stats.by_day
     ]
     dhead = ths("day", ">calls", ">turns", ">first try", ">tokens in", ">tokens out", ">cost")
@@ -135,8 +123,8 @@ def genui_body(stats: GenuiStats, *, source: str, from_day: str | None, to_day: 
     out += (
         '<section id="days"><h2>By day (UTC)</h2>' + table(dhead, drows, what="days") + "</section>"
         '<section id="cost"><h2>Cost and latency per turn</h2>'
-        f"<p>{c.turns:,} costed turns · avg {_usd(c.avg_usd)} · p50 {_usd(c.p50_usd)} · "
-        f"p95 {_usd(c.p95_usd)}</p>"
+        f"<p>{c.turns:,} costed turns · avg {usd(c.avg_usd)} · p50 {usd(c.p50_usd)} · "
+        f"p95 {usd(c.p95_usd)}</p>"
         f"<p>first frame: {lat.first_frame.count:,} turns · p50 {ms(lat.first_frame.p50_ms)} · "
         f"p95 {ms(lat.first_frame.p95_ms)}</p>"
         f"<p>first complete (accepted): {lat.complete.count:,} turns · p50 "

@@ -37,10 +37,23 @@ def num(value: object) -> str:
     return esc(value)
 
 
-def ms(value: object) -> str:
+# The terminal tables (render.tables.genui) format numbers the same, with an en dash for none.
+def ms(value: object, dash: str = "—") -> str:
     if not isinstance(value, int | float) or isinstance(value, bool):
-        return "—"
+        return dash
     return f"{value:,.0f} ms" if value < 10_000 else f"{value / 1000:,.1f} s"
+
+
+def pct(rate: float | None, dash: str = "—") -> str:
+    return dash if rate is None else f"{rate * 100:.1f}%"
+
+
+def usd(value: float | None, dash: str = "—") -> str:
+    if value is None:
+        return dash
+    if value >= 100:
+        return f"${value:,.0f}"
+    return f"${value:,.4f}" if value >= 0.0001 or value == 0 else f"${value:.2e}"
 
 
 def table(

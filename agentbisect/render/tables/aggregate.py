@@ -13,7 +13,7 @@ from agentbisect.model.boundary.index import CompositionLabel, Range, SubflowLab
 from agentbisect.model.boundary.rollup import BoundaryAggregate
 from agentbisect.model.boundary.strip import Stop
 from agentbisect.render.console import stdout_console
-from agentbisect.render.fit import Col, fitted_table, print_fitted
+from agentbisect.render.fit import Col, print_fitted
 from agentbisect.render.flags import print_flags
 from agentbisect.render.safetext import safe
 from agentbisect.results import AggregateResult
@@ -142,8 +142,7 @@ def strip_table(stops: list[Stop]) -> None:
             label.append(safe(f"  ‖ {len(s.coActiveGroupIds)} branches at once", "dim"))
         rows.append([safe(s.commitIdx), label, safe(s.runtimeStageId)])
     cols = [Col("commit", "right"), Col("stop", wrap=True), Col("stage", style="dim", breaks="/")]
-    table, _ = fitted_table(cols, rows, con.width, title="Step strip", title_justify="left")
-    con.print(table)
+    print_fitted(con, cols, rows, title="Step strip", title_justify="left")
 
 
 def flags_block(flags: list[Any]) -> None:

@@ -13,7 +13,7 @@ from rich.tree import Tree
 
 from agentbisect.core.js import to_fixed
 from agentbisect.render.console import stdout_console
-from agentbisect.render.fit import Col, fitted_table, print_fitted
+from agentbisect.render.fit import Col, print_fitted
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import (
@@ -25,7 +25,7 @@ from agentbisect.render.text import (
     stats_text,
 )
 from agentbisect.results.bisect import BisectResult
-from agentbisect.results.report import Attribution, EvidenceSignals, weights_note
+from agentbisect.results.report import Attribution, EdgePathStep, EvidenceSignals, weights_note
 
 # Evidence paths longer than this show their first KEEP_HOPS hops, a count, and the last hop.
 MAX_HOPS = 5
@@ -166,16 +166,12 @@ def render_report(result: BisectResult) -> None:
         for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
             branch = tree.add(Text.assemble(f"{i}. ", safe(view.label), " at ", safe(s.source)))
             node = branch.add(safe(s.edgePath[0].from_ if s.edgePath else s.source))
-            hops = s.edgePath
+            hops: list[EdgePathStep | Text] = list(s.edgePath)
             if len(hops) > MAX_HOPS:  # long paths: the first hops and the suspect's end
-                first_hops, tail = hops[:KEEP_HOPS], hops[-1:]
-                for h in first_hops:
-                    node = node.add(safe(hop_text(h)))
-                hidden = len(hops) - KEEP_HOPS - 1
-                node = node.add(Text(f"… {hidden} more hop(s) …", style="dim"))
-                hops = tail
+                more = Text(f"… {len(hops) - KEEP_HOPS - 1} more hop(s) …", style="dim")
+                hops = [*hops[:KEEP_HOPS], more, hops[-1]]
             for h in hops:
-                node = node.add(safe(hop_text(h)))
+                node = node.add(h if isinstance(h, Text) else safe(hop_text(h)))
             if s.verdict is not UNSET:
                 branch.add(safe(s.verdict.claim, "italic"))
         con.print(tree)
@@ -184,7 +180,8 @@ def render_report(result: BisectResult) -> None:
         print_attribution(r.attribution)
 
     if r.dropped is not UNSET and r.dropped:
-        dt, _ = fitted_table(
+        print_fitted(
+            con,
             [Col("#", "right"), Col("id"), Col("verdict"), Col("runs", wrap=True)],
             [
                 [
@@ -195,10 +192,8 @@ def render_report(result: BisectResult) -> None:
                 ]
                 for i, c in enumerate(r.dropped, 1)
             ],
-            con.width,
             title="Missing context (available, never sent)",
         )
-        con.print(dt)
     if r.baseline is not UNSET:
         con.print(Text("baseline (no ablation): " + stats_text(r.baseline)))
     if r.restorationBaseline is not UNSET:

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentbisect.render.console import stdout_console
+from agentbisect.render.html.page import ms, pct, usd
 from agentbisect.render.safetext import safe
 from agentbisect.schema.genui import GenuiStats
 
@@ -36,21 +37,11 @@ def _keep_numbers_whole(table: Table) -> None:
 
 
 def _pct(rate: float | None) -> str:
-    return _DASH if rate is None else f"{rate * 100:.1f}%"
+    return pct(rate, _DASH)
 
 
 def _usd(value: float | None) -> str:
-    if value is None:
-        return _DASH
-    if value >= 100:
-        return f"${value:,.0f}"
-    return f"${value:,.4f}" if value >= 0.0001 or value == 0 else f"${value:.2e}"
-
-
-def _ms(value: float | None) -> str:
-    if value is None:
-        return _DASH
-    return f"{value:,.0f} ms" if value < 10_000 else f"{value / 1000:,.1f} s"
+    return usd(value, _DASH)
 
 
 def _short_time(iso: str) -> str:
@@ -124,7 +115,7 @@ def print_tables(
     _section("Cost per turn", (">costed\nturns", ">avg", ">p50", ">p95"), rows)
     lat = stats.latency
     pairs = (("first frame", lat.first_frame), ("first complete (accepted)", lat.complete))
-    rows = [(label, f"{x.count:,}", _ms(x.p50_ms), _ms(x.p95_ms)) for label, x in pairs]
+    rows = [(label, f"{x.count:,}", ms(x.p50_ms, _DASH), ms(x.p95_ms, _DASH)) for label, x in pairs]
     _section("Frame latency per turn (from turn start)", ("frame", ">turns", ">p50", ">p95"), rows)
 
 
