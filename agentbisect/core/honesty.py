@@ -31,114 +31,106 @@ class FlagInfo(Struct, frozen=True):
     source: str  # who raises it: upstream | loader | run | record | bisect | importer
 
 
+def _group(source: str, *rows: tuple[str, str]) -> tuple[FlagInfo, ...]:
+    return tuple(FlagInfo(name, meaning, source) for name, meaning in rows)
+
+
 _ALL = (
     # --- raised by the upstream localizer (their names, their order, first in a bisect report)
-    FlagInfo("slice-truncated", "the causal slice was cut by its depth/node budget", "upstream"),
-    FlagInfo("untracked-sources", "slice nodes also read untracked inputs (args/env)", "upstream"),
-    FlagInfo(
-        "no-control-deps", "no control-dependence lookup: routing decisions missing", "upstream"
-    ),
-    FlagInfo(
-        "no-read-tracking", "no stageReads: read-to-write edges cannot be followed", "upstream"
-    ),
-    FlagInfo("no-llm-call-ids", "no LLM-call ids: the ranking is structure-only", "upstream"),
-    FlagInfo(
-        "baseline-unstable", "the un-ablated baseline flips: verdicts inconclusive", "upstream"
+    *_group(
+        "upstream",
+        ("slice-truncated", "the causal slice was cut by its depth/node budget"),
+        ("untracked-sources", "slice nodes also read untracked inputs (args/env)"),
+        ("no-control-deps", "no control-dependence lookup: routing decisions missing"),
+        ("no-read-tracking", "no stageReads: read-to-write edges cannot be followed"),
+        ("no-llm-call-ids", "no LLM-call ids: the ranking is structure-only"),
+        ("baseline-unstable", "the un-ablated baseline flips: verdicts inconclusive"),
     ),
     # --- raised by afp's own bisect extensions (never on an --upstream report)
-    FlagInfo(
-        "surrogate-unreliable",
-        "surrogate attribution: held-out R² below 0.5, the weights are not trustworthy",
+    *_group(
         "bisect",
-    ),
-    FlagInfo(
-        "mock-embedder",
-        "similarities come from the mock embedder: character-count geometry, not meaning",
-        "bisect",
+        (
+            "surrogate-unreliable",
+            "surrogate attribution: held-out R² below 0.5, the weights are not trustworthy",
+        ),
+        (
+            "mock-embedder",
+            "similarities come from the mock embedder: character-count geometry, not meaning",
+        ),
     ),
     # --- raised while reading a file
-    FlagInfo(
-        "redacted", "the trace was written with redaction: content fields hold markers", "loader"
-    ),
-    FlagInfo("events-unreadable", "the typed event stream is not an array", "loader"),
-    FlagInfo("structure-absent", "the recording has no structure (chart)", "loader"),
-    FlagInfo("snapshot-absent", "the recording has no snapshot: no commit log", "loader"),
-    FlagInfo("snapshot-unreadable", "the snapshot is not an object", "loader"),
-    FlagInfo("commit-log-unreadable", "the commit log is not an array", "loader"),
-    FlagInfo("duplicate-boundary-rows", "several BoundaryEvents rows; the first is used", "loader"),
-    FlagInfo("boundaries-absent", "no BoundaryEvents row: no boundaries, index or strip", "loader"),
-    FlagInfo("boundaries-unreadable", "the BoundaryEvents row's data is not an array", "loader"),
-    FlagInfo("null-holes", "null items in an event array were skipped", "loader"),
-    FlagInfo("non-object-events", "non-object items in an event array were skipped", "loader"),
-    FlagInfo("unknown-event-types", "events of unknown types: kept, ignored by analyses", "loader"),
-    FlagInfo("malformed-events", "events of known types that could not be read", "loader"),
-    FlagInfo("malformed-typed-events", "typed events that could not be read", "loader"),
-    FlagInfo(
-        "ts-stamped-now", "capture flow events without ts were stamped at conversion", "loader"
+    *_group(
+        "loader",
+        ("redacted", "the trace was written with redaction: content fields hold markers"),
+        ("events-unreadable", "the typed event stream is not an array"),
+        ("structure-absent", "the recording has no structure (chart)"),
+        ("snapshot-absent", "the recording has no snapshot: no commit log"),
+        ("snapshot-unreadable", "the snapshot is not an object"),
+        ("commit-log-unreadable", "the commit log is not an array"),
+        ("duplicate-boundary-rows", "several BoundaryEvents rows; the first is used"),
+        ("boundaries-absent", "no BoundaryEvents row: no boundaries, index or strip"),
+        ("boundaries-unreadable", "the BoundaryEvents row's data is not an array"),
+        ("null-holes", "null items in an event array were skipped"),
+        ("non-object-events", "non-object items in an event array were skipped"),
+        ("unknown-event-types", "events of unknown types: kept, ignored by analyses"),
+        ("malformed-events", "events of known types that could not be read"),
+        ("malformed-typed-events", "typed events that could not be read"),
+        ("ts-stamped-now", "capture flow events without ts were stamped at conversion"),
     ),
     # --- derived by the run model
-    FlagInfo("commit-axis-absent", "recorded without commit tracking: no index, no strip", "run"),
-    FlagInfo("unclosed-ranges", "boundary ranges never closed (crash, pause, partial)", "run"),
-    FlagInfo("duplicate-range-keys", "a range was reopened under a key still open", "run"),
-    FlagInfo("phantom-ranges", "ranges end before they start (corrupt positions)", "run"),
-    FlagInfo("unpositioned-events", "boundary events without a commit position", "run"),
-    FlagInfo("unindexable-events", "boundary events lacking the id needed to pair them", "run"),
-    FlagInfo("lean-no-content", "lean boundary bundle: structure only, no payloads", "run"),
-    FlagInfo("typed-half-rebuilt", "LLM/tool events rebuilt from the typed stream", "run"),
-    FlagInfo("events-dropped", "the event cap dropped typed events", "run"),
-    FlagInfo("run-incomplete", "the producer says the run was not complete", "run"),
-    FlagInfo("multiple-runs", "typed events span several runs; the snapshot holds the last", "run"),
-    FlagInfo("llm-calls-without-id", "llm_start events without meta.runtimeStageId skipped", "run"),
+    *_group(
+        "run",
+        ("commit-axis-absent", "recorded without commit tracking: no index, no strip"),
+        ("unclosed-ranges", "boundary ranges never closed (crash, pause, partial)"),
+        ("duplicate-range-keys", "a range was reopened under a key still open"),
+        ("phantom-ranges", "ranges end before they start (corrupt positions)"),
+        ("unpositioned-events", "boundary events without a commit position"),
+        ("unindexable-events", "boundary events lacking the id needed to pair them"),
+        ("lean-no-content", "lean boundary bundle: structure only, no payloads"),
+        ("typed-half-rebuilt", "LLM/tool events rebuilt from the typed stream"),
+        ("events-dropped", "the event cap dropped typed events"),
+        ("run-incomplete", "the producer says the run was not complete"),
+        ("multiple-runs", "typed events span several runs; the snapshot holds the last"),
+        ("llm-calls-without-id", "llm_start events without meta.runtimeStageId skipped"),
+    ),
     # --- raised by `afp record` about its output
-    FlagInfo("lean-input", "the input was lean: the output stays lean", "record"),
-    FlagInfo("drops-unknown", "a bare recording cannot say whether events were dropped", "record"),
-    FlagInfo(
-        "drops-unproven", "only this cut's drops are counted; the index is not proven", "record"
+    *_group(
+        "record",
+        ("lean-input", "the input was lean: the output stays lean"),
+        ("drops-unknown", "a bare recording cannot say whether events were dropped"),
+        ("drops-unproven", "only this cut's drops are counted; the index is not proven"),
     ),
     # --- raised by the trace and transcript importers (what the source could not provide)
-    FlagInfo(
-        "synthesized-commit-axis",
-        "the commit axis is span start order, made by the importer",
+    *_group(
         "importer",
+        ("synthesized-commit-axis", "the commit axis is span start order, made by the importer"),
+        ("content-not-captured", "LLM calls carry no message content: bisect ranks by structure"),
+        ("matched-by-content", "sources linked to their producer by identical content, not id"),
+        ("matched-by-structure", "sources linked to their producer by position only"),
+        ("malformed-attribute", "span attributes of the wrong type or unparsable JSON, dropped"),
+        ("duplicate-span-ids", "spans repeating an earlier span id; the first was kept"),
+        ("orphan-spans", "spans whose parent is not in the trace, kept at the top"),
+        ("parent-cycle", "parent links formed a cycle; cut at one span"),
+        ("span-outside-parent", "spans outside their parent's time range"),
+        (
+            "malformed-span-time",
+            "spans with a missing, unparsable or reversed start/end time: kept, no latency or duration",
+        ),
+        (
+            "malformed-event-time",
+            "span events or log records with a missing, unparsable or out-of-span time: kept, order a guess",
+        ),
+        ("unknown-span-kind", "spans with an unspecified or unknown span kind"),
+        ("unjoined-log-records", "log records naming no span of the trace, unused"),
     ),
-    FlagInfo(
-        "content-not-captured",
-        "LLM calls carry no message content: bisect ranks by structure",
+    *_group(
+        "loader",
+        ("import-unreadable", "the recording's import key is unreadable; ignored"),
+    ),
+    *_group(
         "importer",
+        ("no-token-usage", "the source has no token counts: token totals are 0"),
     ),
-    FlagInfo(
-        "matched-by-content",
-        "sources linked to their producer by identical content, not id",
-        "importer",
-    ),
-    FlagInfo(
-        "matched-by-structure", "sources linked to their producer by position only", "importer"
-    ),
-    FlagInfo(
-        "malformed-attribute",
-        "span attributes of the wrong type or unparsable JSON, dropped",
-        "importer",
-    ),
-    FlagInfo(
-        "duplicate-span-ids", "spans repeating an earlier span id; the first was kept", "importer"
-    ),
-    FlagInfo("orphan-spans", "spans whose parent is not in the trace, kept at the top", "importer"),
-    FlagInfo("parent-cycle", "parent links formed a cycle; cut at one span", "importer"),
-    FlagInfo("span-outside-parent", "spans outside their parent's time range", "importer"),
-    FlagInfo(
-        "malformed-span-time",
-        "spans with a missing, unparsable or reversed start/end time: kept, no latency or duration",
-        "importer",
-    ),
-    FlagInfo(
-        "malformed-event-time",
-        "span events or log records with a missing, unparsable or out-of-span time: kept, order a guess",
-        "importer",
-    ),
-    FlagInfo("unknown-span-kind", "spans with an unspecified or unknown span kind", "importer"),
-    FlagInfo("unjoined-log-records", "log records naming no span of the trace, unused", "importer"),
-    FlagInfo("import-unreadable", "the recording's import key is unreadable; ignored", "loader"),
-    FlagInfo("no-token-usage", "the source has no token counts: token totals are 0", "importer"),
 )
 
 FLAGS: dict[str, FlagInfo] = {f.name: f for f in _ALL}
