@@ -305,10 +305,6 @@ def _summ_raw(raw: msgspec.Raw, keep: bool) -> msgspec.Raw:
     return raw if new is value else msgspec.Raw(_ENCODER.encode(new))
 
 
-def _kind(raw: msgspec.Raw | bytes) -> bytes:
-    return bytes(raw).lstrip()[:1]
-
-
 def convert(
     name: str,
     data: bytes,
@@ -338,7 +334,7 @@ def _reproject(
 
     notes: list[HonestyFlag] = []
     shape = loaded.shape
-    top: dict[str, msgspec.Raw] = _RAW_DICT.decode(data) if _kind(data) == b"{" else {}
+    top: dict[str, msgspec.Raw] = _RAW_DICT.decode(data) if raw_kind(data) == b"{" else {}
     rec_parts: dict[str, msgspec.Raw]
     envelope: dict[str, msgspec.Raw] | None = None
     row_source: Any = None  # raw domain-event array when there is no snapshot row
@@ -379,7 +375,7 @@ def _reproject(
     def project_events(raw: msgspec.Raw) -> list[msgspec.Raw]:
         out: list[msgspec.Raw] = []
         for item in _RAW_LIST.decode(raw):
-            if _kind(item) != b"{":
+            if raw_kind(item) != b"{":
                 continue  # null holes and non-objects are not events (the loader warned)
             item = _summ_raw(item, keep)
             if out_mode == "lean":
@@ -389,40 +385,34 @@ def _reproject(
 
     def new_row(events: list[msgspec.Raw], base: dict[str, Any] | None) -> dict[str, Any]:
         row: dict[str, Any] = dict(base) if base else {"id": "boundary-1"}
-        row["name"] = BOUNDARY_ROW_NAME
-        row["description"] = LEAN_DESCRIPTION if out_mode == "lean" else FULL_DESCRIPTION
-        row["preferredOperation"] = "translate"
-        row["data"] = events
         meta: dict[str, Any] = {}
-        if base and "meta" in base and _kind(base["meta"]) == b"{":
+        if base and "meta" in base and raw_kind(base["meta"]) == b"{":
             meta = dict(_RAW_DICT.decode(base["meta"]))
-        meta["mode"] = out_mode
-        row["meta"] = meta
-        if base is None:
-            row = {
-                k: row[k]
-                for k in ("id", "name", "description", "preferredOperation", "data", "meta")
-            }
+        row.update(
+            name=BOUNDARY_ROW_NAME,
+            description=LEAN_DESCRIPTION if out_mode == "lean" else FULL_DESCRIPTION,
+            preferredOperation="translate",
+            data=events,
+            meta={**meta, "mode": out_mode},
+        )
         return row
 
     # ---- snapshot and its boundary row
     snapshot: dict[str, Any] | None = None
-    if "snapshot" in rec_parts and _kind(rec_parts["snapshot"]) == b"{":
+    if "snapshot" in rec_parts and raw_kind(rec_parts["snapshot"]) == b"{":
         snap_raw = _RAW_DICT.decode(rec_parts["snapshot"])
-        snapshot = {}
-        for key, value in snap_raw.items():
-            snapshot[key] = value if key == "recorders" else _summ_raw(value, keep)
+        snapshot = {k: v if k == "recorders" else _summ_raw(v, keep) for k, v in snap_raw.items()}
         rows_raw = snap_raw.get("recorders")
-        if rows_raw is not None and _kind(rows_raw) == b"[":
+        if rows_raw is not None and raw_kind(rows_raw) == b"[":
             rows: list[Any] = []
             done = False
             for r in _RAW_LIST.decode(rows_raw):
-                if _kind(r) != b"{":
+                if raw_kind(r) != b"{":
                     rows.append(r)
                     continue
                 row = _RAW_DICT.decode(r)
                 is_b = not done and "name" in row and bytes(row["name"]) == b'"BoundaryEvents"'
-                if is_b and "data" in row and _kind(row["data"]) == b"[":
+                if is_b and "data" in row and raw_kind(row["data"]) == b"[":
                     rows.append(new_row(project_events(row["data"]), row))
                     done = True
                 else:
@@ -433,23 +423,19 @@ def _reproject(
             snapshot["recorders"] = rows
         elif row_source is not None:
             snapshot["recorders"] = [new_row(project_events(row_source), None)]
-    elif row_source is not None and _kind(row_source) == b"[":
+    elif row_source is not None and raw_kind(row_source) == b"[":
         snapshot = {"recorders": [new_row(project_events(row_source), None)]}
     elif "snapshot" in rec_parts:
-        snapshot = None
         notes.append(flag("snapshot-unreadable", "the input snapshot is not an object; dropped"))
 
     # ---- typed events: cap and summarise
     typed_in = typed_out = dropped_now = 0
     events_out: list[msgspec.Raw] | None = None
-    if "events" in rec_parts and _kind(rec_parts["events"]) == b"[" and shape != "trace":
-        items = [i for i in _RAW_LIST.decode(rec_parts["events"]) if _kind(i) != b"n"]
+    if "events" in rec_parts and raw_kind(rec_parts["events"]) == b"[" and shape != "trace":
+        items = [i for i in _RAW_LIST.decode(rec_parts["events"]) if raw_kind(i) != b"n"]
         typed_in = len(items)
-        cap = normalize_cap(max_events)
-        if len(items) > cap:
-            dropped_now = len(items) - cap
-            items = items[dropped_now:]
-        events_out = [_summ_raw(i, keep) for i in items]
+        dropped_now = max(0, len(items) - normalize_cap(max_events))
+        events_out = [_summ_raw(i, keep) for i in items[dropped_now:]]
         typed_out = len(events_out)
 
     recording: dict[str, Any] = {}
@@ -465,20 +451,18 @@ def _reproject(
         if key in rec_parts:
             recording[key] = rec_parts[key]
 
-    # ---- drop accounting and the output shape
-    prior_dropped: int | None = None
-    prior_first: int | None = None
-    if envelope is not None and loaded.envelope_run is not None:
-        run = loaded.envelope_run
-        prior_dropped = run.droppedEvents if is_num(run.droppedEvents) else None
-        prior_first = run.firstRetainedEventIndex if is_num(run.firstRetainedEventIndex) else None
-    dropped_total = (prior_dropped + dropped_now) if prior_dropped is not None else None
-    first_retained = (prior_first + dropped_now) if prior_first is not None else None
+    # ---- drop accounting and the output shape: only an envelope says what it dropped before
+    dropped_total = first_retained = None
+    run = loaded.envelope_run if envelope is not None else None
+    if run is not None and is_num(run.droppedEvents):
+        dropped_total = run.droppedEvents + dropped_now
+    if run is not None and is_num(run.firstRetainedEventIndex):
+        first_retained = run.firstRetainedEventIndex + dropped_now
     if envelope is not None:
         env: dict[str, Any] = dict(envelope)
         run_obj = (
             dict(_RAW_DICT.decode(envelope["run"]))
-            if "run" in envelope and _kind(envelope["run"]) == b"{"
+            if "run" in envelope and raw_kind(envelope["run"]) == b"{"
             else {}
         )
         if dropped_now:
@@ -521,7 +505,6 @@ def _reproject(
             typed_events=[],
         )
         shape_out = "envelope"
-        dropped_total = None
         notes.append(
             flag(
                 "drops-unproven",
@@ -532,8 +515,6 @@ def _reproject(
     else:
         doc = recording
         shape_out = "recording"
-        if shape != "envelope" and shape in ("recording", "snapshot", "trace", "boundary-row"):
-            dropped_total = None
     return Conversion(
         data=_ENCODER.encode(doc),
         shape_in=SHAPES[loaded.shape],
