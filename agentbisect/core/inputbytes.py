@@ -77,22 +77,21 @@ def _too_big(name: str, cap: int, inflated: bool) -> InputError:
     )
 
 
+_NUL_PATTERNS: dict[tuple[bool, ...], str] = {
+    (True, True, True, False): "UTF-32 BE",
+    (False, True, True, True): "UTF-32 LE",
+    (True, False, True, False): "UTF-16 BE",
+    (False, True, False, True): "UTF-16 LE",
+}
+
+
 def encoding_problem(head: bytes) -> str | None:
     """The name of a UTF-16/32 encoding ``head`` is written in, or ``None``."""
     for bom, enc in _BOMS:
         if head.startswith(bom):
             return enc
-    if len(head) >= 4:
-        z = [b == 0 for b in head[:4]]
-        if z == [True, True, True, False]:
-            return "UTF-32 BE"
-        if z == [False, True, True, True]:
-            return "UTF-32 LE"
-        if z == [True, False, True, False]:
-            return "UTF-16 BE"
-        if z == [False, True, False, True]:
-            return "UTF-16 LE"
-    return None
+    # Without a mark: the pattern of NUL bytes in the first four tells the encoding of ASCII text.
+    return _NUL_PATTERNS.get(tuple(b == 0 for b in head[:4])) if len(head) >= 4 else None
 
 
 def _cannot_begin_text(c: int) -> bool:

@@ -104,38 +104,21 @@ def js_number(x: int | float) -> str:
     return sign + s
 
 
-_ESC = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-}
+_ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESC = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
 _SURR = re.compile(r"[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _u_escape(m: re.Match[str]) -> str:
+    g = m.group()
+    # A high+low pair held as two code points is a well-formed pair: written raw.
+    return g if len(g) == 2 else _ESC.get(g) or f"\\u{ord(g):04x}"
 
 
 def _quote(s: str) -> str:
     if not _NEEDS_ESC.search(s):
         return '"' + s + '"'
-
-    def esc_one(ch: str) -> str:
-        e = _ESC.get(ch)
-        if e is not None:
-            return e
-        return f"\\u{ord(ch):04x}"
-
-    out = re.sub(r'["\\\x00-\x1f]', lambda m: esc_one(m.group()), s)
-
-    def surr(m: re.Match[str]) -> str:
-        g = m.group()
-        # A high+low pair held as two code points is a well-formed pair: written raw.
-        return g if len(g) == 2 else f"\\u{ord(g):04x}"
-
-    out = _SURR.sub(surr, out)
-    return '"' + out + '"'
+    return '"' + _SURR.sub(_u_escape, re.sub(r'["\\\x00-\x1f]', _u_escape, s)) + '"'
 
 
 def js_stringify(v: Any, limit: int | None = None) -> str:
@@ -170,12 +153,10 @@ class _Writer:
                 raise _Full
 
     def write(self, v: Any) -> None:
-        if v is None:
+        if v is None or v is ABSENT:  # an absent list item is null, as JS writes undefined
             self.put("null")
-        elif v is True:
-            self.put("true")
-        elif v is False:
-            self.put("false")
+        elif v is True or v is False:
+            self.put("true" if v else "false")
         elif isinstance(v, str):
             if self.limit is not None:
                 # Only a prefix can be kept: quote just enough of it. Keep a surrogate pair whole,
@@ -206,13 +187,8 @@ class _Writer:
             for i, item in enumerate(v):
                 if i:
                     self.put(",")
-                if item is ABSENT:
-                    self.put("null")
-                else:
-                    self.write(item)
+                self.write(item)
             self.put("]")
-        elif v is ABSENT:
-            self.put("null")
         else:
             raise TypeError(f"cannot stringify {type(v).__name__}")
 
