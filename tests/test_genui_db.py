@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from agentbisect.cli import app
 from agentbisect.core.errors import InputError, UsageError
 from agentbisect.genui import summarize
-from agentbisect.genui.db import map_columns, read_db, redact
+from agentbisect.genui.db import map_columns, read_db_chunks, redact
 from tests.test_genui_cli import one_line_error
 from tests.test_genui_summary import SPEC_8A, as_json, expected
 
@@ -28,6 +28,10 @@ SNAKE = [
     "error_message", "input_tokens", "output_tokens", "cost_usd", "cost_source",
     "first_frame_ms", "complete_frame_ms", "payload_bytes", "payload", "created_at",
 ]  # fmt: skip
+
+
+def read_db(url: str, table: str | None = None, query: str | None = None) -> list[Any]:
+    return [row for chunk in read_db_chunks(url, table, query) for row in chunk]
 
 
 def camel(name: str) -> str:

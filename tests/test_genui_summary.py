@@ -15,13 +15,16 @@ from hypothesis import strategies as st
 
 from agentbisect.genui import percentiles, rows_in_range, summarize, summarize_columns
 from agentbisect.genui.columns import Columns, dedupe_last_wins, range_mask
-from agentbisect.genui.load import load_rows
 from agentbisect.genui.usd import fsum, group_fsum
 from agentbisect.schema.genui import GenuiCallRow
 from tests.conftest import GENUI
 
 FIXTURES = GENUI
 SPEC_8A = FIXTURES / "spec-8a.jsonl"
+
+
+def spec_rows() -> list[GenuiCallRow]:
+    return msgspec.json.Decoder(GenuiCallRow).decode_lines(SPEC_8A.read_bytes())
 
 
 def as_json(stats: Any) -> Any:
@@ -75,7 +78,7 @@ def summarize_range(rows: list[GenuiCallRow], low: str | None, high: str | None)
 
 
 def test_spec_8a_worked_example_exactly() -> None:
-    _, rows = load_rows(str(SPEC_8A))
+    rows = spec_rows()
     got = as_json(summarize(rows))
     want = expected("spec-8a.expected.json")
     assert got == want
@@ -84,7 +87,7 @@ def test_spec_8a_worked_example_exactly() -> None:
 
 
 def test_spec_8b_one_day_range_exactly() -> None:
-    _, rows = load_rows(str(SPEC_8A))
+    rows = spec_rows()
     got = summarize_range(rows, "2026-07-21", "2026-07-21")
     want = expected("spec-8b.expected-partial.json")
     assert {k: got[k] for k in want} == want
@@ -106,7 +109,7 @@ def test_spec_8b_one_day_range_exactly() -> None:
 
 
 def test_rows_in_range_matches_the_vectorized_mask() -> None:
-    _, rows = load_rows(str(SPEC_8A))
+    rows = spec_rows()
     kept = rows_in_range(rows, "2026-07-21", "2026-07-21")
     assert [r.tool_call_id for r in kept] == ["tc-4", "tc-5", "tc-6", "tc-7", "tc-8", "tc-8"]
     assert rows_in_range(rows, None, "2026-07-20") == rows[:3]
@@ -129,7 +132,7 @@ EMPTY = json.loads(
 
 def test_empty_input_and_empty_range() -> None:
     assert as_json(summarize([])) == EMPTY
-    _, rows = load_rows(str(SPEC_8A))
+    rows = spec_rows()
     assert summarize_range(rows, "2027-01-01", None) == EMPTY
 
 

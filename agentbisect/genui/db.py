@@ -226,13 +226,6 @@ def read_db_chunks(
     )
 
 
-def read_db(
-    url: str, table: str | None = None, query: str | None = None
-) -> list[GenuiCallRowTuple]:
-    """Typed rows from ``url``: ``sqlite:///path`` or ``postgresql://…`` / ``postgres://…``."""
-    return [row for chunk in read_db_chunks(url, table, query) for row in chunk]
-
-
 def read_db_columns(url: str, table: str | None = None, query: str | None = None) -> Columns:
     """The columns of the rows at ``url``, read chunk by chunk (each chunk dropped when read)."""
     builder = ColumnsBuilder()
@@ -250,7 +243,6 @@ __all__ = [
     "DEFAULT_TABLE",
     "FETCH_ROWS",
     "map_columns",
-    "read_db",
     "read_db_chunks",
     "read_db_columns",
     "redact",

@@ -29,15 +29,6 @@ WHAT = "genui rows (a JSON array or JSON Lines of GenuiCallRow objects)"
 CHUNK_BYTES = 1 << 18
 
 
-def read_bytes(path: str) -> tuple[str, bytes]:
-    """``(display name, contents)`` of ``path`` (``-`` = stdin), gunzipped if it is gzip.
-
-    An empty file is zero rows here, not an error (spec §4.7).
-    """
-    name, data, _ = read_input(path, WHAT, allow_empty=True)
-    return name, data
-
-
 def field_and_problem(error: msgspec.ValidationError) -> tuple[str, str]:
     """msgspec's ``problem - at `$[3].step``` → ``("step", "expected int, got str")``."""
     text = str(error)
@@ -82,15 +73,20 @@ def _line_of_row(data: bytes, shape: str, k: int) -> int:
                 if seen == k:
                     return number
         return 1
-    pos = 0
-    for raw in _RAW_ARRAY.decode(data)[: k + 1]:
-        pos = data.find(bytes(raw), pos)
-        start, pos = pos, pos + len(raw)
-    return _line_of(data, start)
+    return _line_of(data, _element_span(data, _RAW_ARRAY.decode(data), k)[0])
 
 
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
+
+
+def _element_span(data: bytes, elements: list[msgspec.Raw], k: int) -> tuple[int, int]:
+    """Where element ``k`` of a top-level array (decoded as ``elements``) lies in ``data``."""
+    start = end = 0
+    for raw in elements[: k + 1]:
+        start = data.find(bytes(raw), end)
+        end = start + len(raw)
+    return start, end
 
 
 def _decode_error(name: str, line: int, error: msgspec.DecodeError, hint: str = "") -> InputError:
@@ -122,13 +118,8 @@ def _locate_in_array(name: str, data: bytes, error: msgspec.ValidationError) -> 
     match = re.search(r"at `\$\[(\d+)\]", str(error))
     line = 1
     if match:
-        k = int(match.group(1))
-        elements = _RAW_ARRAY.decode(data)  # well-formed: the failure was a validation error
-        pos = 0
-        for raw in elements[: k + 1]:
-            text = bytes(raw)
-            pos = data.find(text, pos)
-            start, pos = pos, pos + len(text)
+        # well-formed: the failure was a validation error
+        start, pos = _element_span(data, _RAW_ARRAY.decode(data), int(match.group(1)))
         key = data.find(b'"' + field.split(".")[0].encode() + b'"', start, pos)
         line = _line_of(data, key if key >= 0 else start)
     return InputError(f"{name}:{line}", f"{field}: {problem}")
@@ -219,22 +210,9 @@ def _deep_in_array(name: str, data: bytes) -> InputError:
     return InputError(name, _TOO_DEEP)
 
 
-def decode_rows(name: str, data: bytes) -> list[GenuiCallRow]:
-    """Decode a JSON array or JSON Lines of rows; the first non-blank byte decides (spec §1)."""
-    shaped, shape = _shape(name, data)
-    data = shaped if isinstance(shaped, bytes) else bytes(shaped)  # bytes in, bytes out
-    if shape is None:
-        return []
-    if shape == "array":
-        return _decode_array(name, data)
-    try:
-        return _ROW.decode_lines(data)
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-        raise _locate_in_lines(name, data) from None
-
-
 def decode_columns(name: str, data: bytes) -> Columns:
-    """``decode_rows`` straight into columns, with the same validation and the same errors."""
+    """The columns of a JSON array or JSON Lines of rows; the first non-blank byte decides
+    (spec §1)."""
     data, shape = _shape(name, data)
     try:
         return _columns(name, data, shape)
@@ -263,23 +241,11 @@ def _columns(name: str, data: bytes, shape: str | None) -> Columns:
     return builder.build()
 
 
-def load_rows(path: str) -> tuple[str, list[GenuiCallRow]]:
-    """``(display name, rows)`` of a path, ``-`` or gzip."""
-    name, data = read_bytes(path)
-    return name, decode_rows(name, data)
-
-
 def load_columns(path: str) -> tuple[str, Columns]:
-    """``(display name, columns of the rows)`` of a path, ``-`` or gzip."""
-    name, data = read_bytes(path)
+    """``(display name, columns of the rows)`` of a path, ``-`` or gzip; an empty file is zero
+    rows, not an error (spec §4.7)."""
+    name, data, _ = read_input(path, WHAT, allow_empty=True)
     return name, decode_columns(name, data)
 
 
-__all__ = [
-    "decode_columns",
-    "decode_rows",
-    "field_and_problem",
-    "load_columns",
-    "load_rows",
-    "read_bytes",
-]
+__all__ = ["decode_columns", "field_and_problem", "load_columns"]
