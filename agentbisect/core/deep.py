@@ -12,8 +12,6 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-# Real long runs nest the execution tree > 2,000 levels deep. msgspec recurses (even to skip a
-# Raw value), so decoding runs in a thread with a large stack and a raised recursion limit.
 MAX_DEPTH = 100_000
 # What the CLI lets its main thread recurse to (``__main__.py``; a library caller keeps its own
 # limit): msgspec uses ~300 bytes of C stack per level and crashed between 20,000 and 30,000

@@ -96,8 +96,7 @@ def convert(
             raise _bad(name, n, f"not valid JSON ({exc})") from None
         if not isinstance(obj, dict):
             raise _bad(name, n, "expected a JSON object per line")
-        kinds = [k for k in _CAPTURE_KINDS if k in obj]
-        if len(kinds) != 1:
+        if sum(k in obj for k in _CAPTURE_KINDS) != 1:
             raise _bad(
                 name, n, "expected exactly one of the keys flow, typed, commit, snapshot, afp"
             )
@@ -188,10 +187,9 @@ def convert(
     ids = rec.run_ids()
     use_env = rec.dropped_events > 0
     if use_env:
-        run_id = ids[-1] if ids else None
         if len(ids) > 1:
             notes.append(flag("multiple-runs", "typed events span runs " + ", ".join(ids)))
-        doc: Any = rec.to_envelope(run_id=run_id)
+        doc: Any = rec.to_envelope(run_id=ids[-1] if ids else None)
     else:
         doc = rec.to_recording()
     return recorded(

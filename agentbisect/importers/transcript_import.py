@@ -43,18 +43,13 @@ def _load(name: str, data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     except ValueError:
         doc = None
     if doc is None:  # JSON Lines of messages?
-        items = []
-        for _n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                return None
-            if not _is_message(obj):
-                return None
-            items.append(obj)
-        return (items, "chat transcript (JSON Lines)") if items else None
+        try:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            return None
+        if items and all(_is_message(m) for m in items):
+            return items, "chat transcript (JSON Lines)"
+        return None
     if isinstance(doc, list) and doc and all(_is_message(m) for m in doc):
         return doc, "chat transcript (message array)"
     if isinstance(doc, dict):
@@ -68,10 +63,10 @@ def _load(name: str, data: bytes) -> tuple[list[dict[str, Any]], str] | None:
     return None
 
 
-def _span(i: int, name: str, parent: str | None, start: int, end: int) -> Span:
+def _span(span_id: str, name: str, parent: str | None, start: int, end: int) -> Span:
     return Span(
         trace_id="transcript",
-        span_id=f"m{i}",
+        span_id=span_id,
         parent_id=parent,
         name=name,
         kind="INTERNAL",
@@ -103,9 +98,7 @@ def import_transcript(
             msg.role = "tool"
         msgs.append(msg)
     n = len(msgs)
-    root = _span(-1, "transcript", None, 0, n + 1)
-    root.span_id = "root"
-    spans = [root]
+    spans = [_span("root", "transcript", None, 0, n + 1)]
     readings: dict[str, Reading] = {
         "root": Reading(Boundary("Agent", "transcript"), "agent", "transcript")
     }
@@ -118,8 +111,7 @@ def import_transcript(
         parent = "root"
         if history and is_step and msg.name:
             if agent_span is None or agent_span.name != msg.name:
-                agent_span = _span(1000 + i, msg.name, "root", i, i + 1)
-                agent_span.span_id = f"agent{i}"
+                agent_span = _span(f"agent{i}", msg.name, "root", i, i + 1)
                 spans.append(agent_span)
                 readings[agent_span.span_id] = Reading(
                     Boundary("Agent", msg.name), "agent", "transcript"
@@ -129,7 +121,7 @@ def import_transcript(
         elif history:
             agent_span = None
         if is_step:
-            s = _span(i, msg.name or "chat", parent, i, i + 1)
+            s = _span(f"m{i}", msg.name or "chat", parent, i, i + 1)
             spans.append(s)
             out = Message("assistant", msg.parts, msg.name)
             readings[s.span_id] = Reading(
@@ -144,17 +136,14 @@ def import_transcript(
                     asked[p.id] = p.name
         elif msg.role == "tool":
             for p in msg.parts:
-                s = _span(i, "execute_tool", parent, i, i + 1)
+                s = _span(f"m{i}", "execute_tool", parent, i, i + 1)
                 spans.append(s)
                 tool_name = asked.get(p.id, msg.name or "tool")
                 readings[s.span_id] = Reading(
                     ToolCall(name=tool_name, call_id=p.id, result=p.text), "tool", "transcript"
                 )
-    flags: list[tuple[str, str]] = [
-        (
-            "no-token-usage",
-            "a transcript carries no token counts: token totals are 0, not measured",
-        ),
+    flags = [
+        ("no-token-usage", "a transcript carries no token counts: token totals are 0, not measured")
     ]
     result = synthesize(
         spans,

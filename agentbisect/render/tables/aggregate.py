@@ -43,19 +43,12 @@ def rollup_table(
         Col("tok out", "right", wrap=True, group="tokens"),
         Col("duration", "right"),
     ]
-    rows: list[list[str | Text]] = [
-        [
-            Text("Run", style="bold"),
-            "run",
-            "",
-            str(run_row.llmCalls),
-            str(run_row.toolCalls),
-            str(run_row.iterations),
-            f"{run_row.tokens.input:,}",
-            f"{run_row.tokens.output:,}",
-            _dur(run_row.durationMs),
-        ]
-    ]
+
+    def counts(a: BoundaryAggregate, duration: str) -> list[str | Text]:
+        tokens = [f"{a.tokens.input:,}", f"{a.tokens.output:,}"]
+        return [str(a.llmCalls), str(a.toolCalls), str(a.iterations), *tokens, duration]
+
+    rows = [[Text("Run", style="bold"), "run", "", *counts(run_row, _dur(run_row.durationMs))]]
     for a, h in zip(aggs, hide, strict=True):
         if h and not show_all:
             continue
@@ -64,12 +57,7 @@ def rollup_table(
                 safe(a.label),
                 safe(a.primitiveKind if a.primitiveKind is not UNSET else ""),
                 safe("/".join(a.subflowPath[1:])),
-                str(a.llmCalls),
-                str(a.toolCalls),
-                str(a.iterations),
-                f"{a.tokens.input:,}",
-                f"{a.tokens.output:,}",
-                _dur(a.durationMs) if a.durationMs is not UNSET else "in flight",
+                *counts(a, _dur(a.durationMs) if a.durationMs is not UNSET else "in flight"),
             ]
         )
     print_fitted(con, cols, rows, title="Rollups", title_justify="left", sections=[0])
