@@ -36,10 +36,7 @@ _KINDS = (
 
 
 def kind_of(mode: int) -> str:
-    for test, name in _KINDS:
-        if test(mode):
-            return name
-    return "a special file"
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
 
 
 def check_target(path: str, *, force: bool) -> os.stat_result | None:
@@ -64,25 +61,16 @@ def check_target(path: str, *, force: bool) -> os.stat_result | None:
     return st
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def new_file_mode() -> int:
-    """The mode ``open(path, "w")`` would give a new file under the current umask."""
-    return 0o666 & ~_umask()
-
-
 def inherit(fd: int, old: os.stat_result | None) -> None:
     """Give the temp file open as ``fd`` the mode (and owner) the file it replaces had.
 
     ``old`` is ``None`` for a new file: then the umask decides. Set-id bits are not carried over
     (a recording is never executable code).
     """
-    if old is None:
-        os.fchmod(fd, new_file_mode())
+    if old is None:  # the mode open(path, "w") would give a new file under the current umask
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)
         return
     # Owner first: chown clears set-id bits and, as non-root, may be refused (then we keep ours).
     if hasattr(os, "fchown"):
