@@ -114,68 +114,56 @@ def summarize(
     domain_in = len(loaded_in.domain.events) if loaded_in is not None and loaded_in.domain else None
 
     flags: list[HonestyFlag] = []
+
+    def add(name: str, note: str) -> None:
+        flags.append(flag(name, note))
+
     if build.legacy:
-        flags.append(
-            flag(
-                "commit-axis-absent",
-                "no commit axis: recorded without commit tracking (legacy); the boundary index "
-                "and step strip are empty and this cannot be repaired",
-            )
+        add(
+            "commit-axis-absent",
+            "no commit axis: recorded without commit tracking (legacy); the boundary index "
+            "and step strip are empty and this cannot be repaired",
         )
     if conv.dropped_now:
-        flags.append(
-            flag(
-                "events-dropped",
-                f"dropped the {conv.dropped_now} oldest typed events (cap "
-                f"{normalize_cap(max_events)}); droppedEvents "
-                + (str(conv.dropped_total) if conv.dropped_total is not None else "partly unknown")
-                + ", firstRetainedEventIndex "
-                + (str(conv.first_retained) if conv.first_retained is not None else "not proven"),
-            )
+        add(
+            "events-dropped",
+            f"dropped the {conv.dropped_now} oldest typed events (cap "
+            f"{normalize_cap(max_events)}); droppedEvents "
+            + (str(conv.dropped_total) if conv.dropped_total is not None else "partly unknown")
+            + ", firstRetainedEventIndex "
+            + (str(conv.first_retained) if conv.first_retained is not None else "not proven"),
         )
     elif conv.dropped_total:
-        flags.append(
-            flag("events-dropped", f"the input had already dropped {conv.dropped_total} events")
-        )
+        add("events-dropped", f"the input had already dropped {conv.dropped_total} events")
     if out.shape == "recording" and conv.dropped_total is None:
-        flags.append(
-            flag(
-                "drops-unknown",
-                "droppedEvents unknown: a bare recording cannot say whether events were "
-                "dropped before it was written",
-            )
+        add(
+            "drops-unknown",
+            "droppedEvents unknown: a bare recording cannot say whether events were "
+            "dropped before it was written",
         )
     if build.unclosed:
         shown = ", ".join(build.unclosed[:5]) + (" …" if len(build.unclosed) > 5 else "")
-        flags.append(
-            flag(
-                "unclosed-ranges",
-                f"{len(build.unclosed)} unclosed range(s) (crash, pause or partial freeze): "
-                + shown,
-            )
+        add(
+            "unclosed-ranges",
+            f"{len(build.unclosed)} unclosed range(s) (crash, pause or partial freeze): " + shown,
         )
     if out.structure is None:
-        flags.append(flag("structure-absent", "no structure (chart) in the output"))
+        add("structure-absent", "no structure (chart) in the output")
     if conv.detail == "lean":
-        flags.append(
-            flag(
-                "lean-no-content",
-                "lean: the boundary events carry no captured content (payload, args, result, "
-                "content, contentSummary). Lean is not redaction: free text such as rationale, "
-                "reason and systemPromptText survives, and the typed events and snapshot keep "
-                "full content",
-            )
+        add(
+            "lean-no-content",
+            "lean: the boundary events carry no captured content (payload, args, result, "
+            "content, contentSummary). Lean is not redaction: free text such as rationale, "
+            "reason and systemPromptText survives, and the typed events and snapshot keep "
+            "full content",
         )
     flags.extend(conv.notes)
     for source in (loaded_in, out):
         if source is not None:
-            flags.extend(
-                w
-                for w in source.warnings
-                if w.flag not in ("structure-absent", "boundaries-absent")
-            )
+            ours = ("structure-absent", "boundaries-absent")  # said here in our own words
+            flags.extend(w for w in source.warnings if w.flag not in ours)
     if out.boundary_row is None:
-        flags.append(flag("boundaries-absent", "no BoundaryEvents row: no domain events"))
+        add("boundaries-absent", "no BoundaryEvents row: no domain events")
     return RecordSummary(
         file_out=out.file,
         shape_in=conv.shape_in + (" (gzip)" if compressed else ""),
