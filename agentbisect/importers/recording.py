@@ -333,6 +333,10 @@ def _reproject(
     from agentbisect.model.record import normalize_cap
 
     notes: list[HonestyFlag] = []
+
+    def add(name: str, note: str) -> None:
+        notes.append(flag(name, note))
+
     shape = loaded.shape
     top: dict[str, msgspec.Raw] = _RAW_DICT.decode(data) if raw_kind(data) == b"{" else {}
     rec_parts: dict[str, msgspec.Raw]
@@ -347,12 +351,10 @@ def _reproject(
         rec_parts = {k: top[k] for k in ("snapshot", "structure") if k in top}
         row_source = top.get("events")
         if loaded.trace_redaction not in (None, "none"):
-            notes.append(
-                flag(
-                    "redacted",
-                    f"the input trace was redacted ({loaded.trace_redaction!r}); the output "
-                    "still holds its markers but no longer says so",
-                )
+            add(
+                "redacted",
+                f"the input trace was redacted ({loaded.trace_redaction!r}); the output "
+                "still holds its markers but no longer says so",
             )
     elif shape == "snapshot":
         rec_parts = {"snapshot": msgspec.Raw(data)}
@@ -364,12 +366,10 @@ def _reproject(
     out_mode: Detail = detail
     if input_mode == "lean" and detail == "full":
         out_mode = "lean"
-        notes.append(
-            flag(
-                "lean-input",
-                "the input boundary row is lean: its content was never captured and cannot be "
-                "restored, so the output stays lean",
-            )
+        add(
+            "lean-input",
+            "the input boundary row is lean: its content was never captured and cannot be "
+            "restored, so the output stays lean",
         )
 
     def project_events(raw: msgspec.Raw) -> list[msgspec.Raw]:
@@ -426,7 +426,7 @@ def _reproject(
     elif row_source is not None and raw_kind(row_source) == b"[":
         snapshot = {"recorders": [new_row(project_events(row_source), None)]}
     elif "snapshot" in rec_parts:
-        notes.append(flag("snapshot-unreadable", "the input snapshot is not an object; dropped"))
+        add("snapshot-unreadable", "the input snapshot is not an object; dropped")
 
     # ---- typed events: cap and summarise
     typed_in = typed_out = dropped_now = 0
@@ -487,12 +487,10 @@ def _reproject(
             ]
         )
         if len(ids) > 1:
-            notes.append(
-                flag(
-                    "multiple-runs",
-                    "typed events span several runs (" + ", ".join(ids[:4]) + "); the envelope "
-                    "states the last one, which the boundary row and snapshot describe",
-                )
+            add(
+                "multiple-runs",
+                "typed events span several runs (" + ", ".join(ids[:4]) + "); the envelope "
+                "states the last one, which the boundary row and snapshot describe",
             )
         doc = build_envelope(
             recording,
@@ -505,12 +503,10 @@ def _reproject(
             typed_events=[],
         )
         shape_out = "envelope"
-        notes.append(
-            flag(
-                "drops-unproven",
-                "the input was a bare recording, which cannot say whether it had already lost "
-                "events: droppedEvents counts only this cut and firstRetainedEventIndex is absent",
-            )
+        add(
+            "drops-unproven",
+            "the input was a bare recording, which cannot say whether it had already lost "
+            "events: droppedEvents counts only this cut and firstRetainedEventIndex is absent",
         )
     else:
         doc = recording
