@@ -8,8 +8,7 @@ sections), ``bisect`` (suspects, reruns, attribution) and ``genui`` (its page bo
 
 from __future__ import annotations
 
-from typing import Any
-
+from agentbisect.core.honesty import dedupe
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes
 from agentbisect.render.html.bisect import (
@@ -41,49 +40,41 @@ _FOOT = (
 )
 
 
+def _page(title: str, *sections: str) -> str:
+    return document(title, "<main>" + "".join(sections) + _FOOT + "</main>")
+
+
 def aggregate_html(o: RunOverview) -> str:
     """``afp aggregate --format html``: the run overview alone."""
-    body = (
-        "<main>"
-        + header(o, "afp aggregate")
-        + flags_banner(o.flags)
-        + overview_sections(o)
-        + _FOOT
-        + "</main>"
-    )
-    return document(f"afp aggregate · {o.source.get('file', '')}", body)
+    head = header(o, "afp aggregate")
+    title = f"afp aggregate · {o.source.get('file', '')}"
+    return _page(title, head, flags_banner(o.flags), overview_sections(o))
 
 
 def bisect_html(o: RunOverview, res: BisectResult) -> str:
     """``afp bisect --format html``: verdict and flags, the timeline (where the trigger sits),
     the suspects with their paths, then calls and boundaries."""
     r = res.report
-    first: dict[str, Any] = {}  # each flag once, where it first appears (report, then run)
-    for f in [*r.honestyFlags, *o.flags]:
-        first.setdefault(f.flag, f)
-    flags = list(first.values())
-    body = (
-        "<main>"
-        + header(o, "afp bisect", verdict_line(res, len(flags)))
-        + flags_banner(flags, "report")
-        + timeline_section(o)
-        + suspects_section(res)
-        + reruns_section(r)
-        + attribution_section(r)
-        + calls_section(o, r.step)
-        + tree_section(o)
-        + _FOOT
-        + "</main>"
+    flags = dedupe([*r.honestyFlags, *o.flags])  # each once, where it first appears
+    return _page(
+        f"afp bisect {r.step} · {o.source.get('file', '')}",
+        header(o, "afp bisect", verdict_line(res, len(flags))),
+        flags_banner(flags, "report"),
+        timeline_section(o),
+        suspects_section(res),
+        reruns_section(r),
+        attribution_section(r),
+        calls_section(o, r.step),
+        tree_section(o),
     )
-    return document(f"afp bisect {r.step} · {o.source.get('file', '')}", body)
 
 
 def genui_html(
     stats: GenuiStats, *, source: str, from_day: str | None = None, to_day: str | None = None
 ) -> str:
     """``afp genui-stats --format html``."""
-    body = "<main>" + genui_body(stats, source=source, from_day=from_day, to_day=to_day)
-    return document(f"afp genui-stats · {source}", body + _FOOT + "</main>")
+    body = genui_body(stats, source=source, from_day=from_day, to_day=to_day)
+    return _page(f"afp genui-stats · {source}", body)
 
 
 def render(result: object) -> None:
