@@ -76,8 +76,7 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
     sc = _Scale(tl.extent)
     rows: list[str] = []
     y = 22.0
-    mark_rows = [("LLM calls", "llm"), ("tool calls", "tool"), ("errors", "error")]
-    for label, kind in mark_rows:
+    for label, kind in (("LLM calls", "llm"), ("tool calls", "tool"), ("errors", "error")):
         ms_ = [m for m in tl.marks if m.kind == kind]
         if kind == "error" and not ms_:
             continue
@@ -85,8 +84,10 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
             f'<text class="lane-label" x="6" y="{y + 13:.1f}" font-weight="600">'
             f"{esc(label)} ({len(ms_):,})</text>"
         )
-        rows.extend(_mark(m, sc, y, tl.axis, llm_index) for m in ms_ if not m.trigger)
-        rows.extend(_mark(m, sc, y, tl.axis, llm_index) for m in ms_ if m.trigger)
+        # the trigger drawn last, over the others
+        rows.extend(
+            _mark(m, sc, y, tl.axis, llm_index) for m in sorted(ms_, key=lambda m: m.trigger)
+        )
         y += ROW
     y += 6
     rows.append(f'<line class="gridline" x1="0" x2="{WIDTH}" y1="{y - 3:.1f}" y2="{y - 3:.1f}"/>')
@@ -95,12 +96,8 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
     by_lane: dict[int, list[str]] = {}
     for s in tl.spans:
         lane = tl.lanes[s.lane]
-        kind = lane.kind
-        cls = (
-            "bar"
-            + (" open" if s.end is None else "")
-            + (" slot" if kind.startswith("slot:") else f" k-{kind}")
-        )
+        kind = " slot" if lane.kind.startswith("slot:") else f" k-{lane.kind}"
+        cls = "bar" + (" open" if s.end is None else "") + kind
         where = f"from {_fmt(s.start, tl.axis)}"
         if s.durationMs is not None:
             where = f"{ms(s.durationMs)} · {where}"

@@ -36,14 +36,6 @@ def _keep_numbers_whole(table: Table) -> None:
             column.min_width = min(14, max([0, *(len(str(c)) for c in column.cells)]))
 
 
-def _pct(rate: float | None) -> str:
-    return pct(rate, _DASH)
-
-
-def _usd(value: float | None) -> str:
-    return usd(value, _DASH)
-
-
 def _short_time(iso: str) -> str:
     """``2026-07-21T09:30:00.000Z`` → ``2026-07-21 09:30:00`` (the JSON keeps milliseconds)."""
     return iso[:10] + " " + iso[11:19]
@@ -70,12 +62,13 @@ def print_tables(
     grid.add_row("calls", f"{t.calls:,} in {t.turns:,} turns")
     grid.add_row(
         "first try",
-        f"{_pct(t.first_try_rate)}  ({t.first_try_successes:,} of {t.first_attempts:,} turns)",
+        f"{pct(t.first_try_rate, _DASH)}  "
+        f"({t.first_try_successes:,} of {t.first_attempts:,} turns)",
     )
     grid.add_row("retried", f"{t.retried:,}")
     grid.add_row("failed", f"{t.failed:,}")
     grid.add_row("tokens", f"{t.input_tokens:,} in / {t.output_tokens:,} out")
-    grid.add_row("cost", _usd(t.cost_usd))
+    grid.add_row("cost", usd(t.cost_usd, _DASH))
     out.print(Panel(grid, title=safe(f"Generative UI · {source}{span}"), expand=False))
     if t.calls == 0:
         out.print("No genui calls in range.")
@@ -91,7 +84,7 @@ def print_tables(
         tool = r.tool_name if len(modes[r.tool_name]) == 1 else f"{r.tool_name} ({r.mode})"
         rows.append((
             safe(tool), safe(r.model_id), f"{r.calls:,}", f"{r.first_attempts:,}",
-            _pct(r.first_try_rate), f"{r.retried:,}", f"{r.failed:,}", _usd(r.cost_usd),
+            pct(r.first_try_rate, _DASH), f"{r.retried:,}", f"{r.failed:,}", usd(r.cost_usd, _DASH),
         ))  # fmt: skip
     heads = ("tool", "model", ">calls", ">first\nattempts", ">first\ntry", ">retried", ">failed")
     _section("By tool and model", (*heads, ">cost"), rows)
@@ -104,14 +97,14 @@ def print_tables(
         _section("Top errors", (">count", "category", "tool", "last at", "message"), rows)
     top = max(d.calls for d in stats.by_day)
     rows = [
-        (d.day, f"{d.calls:,}", _bar(d.calls, top), f"{d.turns:,}", _pct(d.first_try_rate),
-         f"{d.input_tokens:,}", f"{d.output_tokens:,}", _usd(d.cost_usd))
+        (d.day, f"{d.calls:,}", _bar(d.calls, top), f"{d.turns:,}", pct(d.first_try_rate, _DASH),
+         f"{d.input_tokens:,}", f"{d.output_tokens:,}", usd(d.cost_usd, _DASH))
         for d in stats.by_day
     ]  # fmt: skip
     heads = ("day", ">calls", "", ">turns", ">first\ntry", ">tokens\nin", ">tokens\nout")
     _section("By day (UTC)", (*heads, ">cost"), rows)
     c = stats.cost_per_turn
-    rows = [(f"{c.turns:,}", _usd(c.avg_usd), _usd(c.p50_usd), _usd(c.p95_usd))]
+    rows = [(f"{c.turns:,}", usd(c.avg_usd, _DASH), usd(c.p50_usd, _DASH), usd(c.p95_usd, _DASH))]
     _section("Cost per turn", (">costed\nturns", ">avg", ">p50", ">p95"), rows)
     lat = stats.latency
     pairs = (("first frame", lat.first_frame), ("first complete (accepted)", lat.complete))
