@@ -40,11 +40,8 @@ def path_svg(s: Suspect, trigger: str) -> str:
     parts: list[str] = []
     y = 6.0
     for i, (node_id, name) in enumerate(nodes):
-        role = []
-        if i == 0 and node_id == trigger:
-            role.append("trig")
-        if i == len(nodes) - 1:
-            role.append("src")
+        ends = (("trig", i == 0 and node_id == trigger), ("src", i == len(nodes) - 1))
+        role = [r for r, here in ends if here]
         cls = " ".join(["node", *role])
         tag = " (trigger)" if "trig" in role else (" (source)" if "src" in role else "")
         parts.append(

@@ -16,18 +16,14 @@ from agentbisect.results import RunOverview
 
 def header(o: RunOverview, title: str, extra: str = "") -> str:
     src = o.source
-    shape = f"shape {src.get('shape', '?')}: {src.get('shapeName', '')}"
+    # "present" alone read as the trace's own commits beside a flag saying it has none
+    synth = any(f.flag == "synthesized-commit-axis" for f in o.flags)
+    axis_note = " (synthesized from span order)" if synth else ""
     bits = [
-        shape,
+        f"shape {src.get('shape', '?')}: {src.get('shapeName', '')}",
         f"{num(src.get('bytes'))} bytes" + (" (gzip)" if src.get("gzip") else ""),
         f"mode {src.get('mode') or '—'}",
-        # "present" alone read as the trace's own commits beside a flag saying it has none
-        f"commit axis {src.get('commitAxis', '?')}"
-        + (
-            " (synthesized from span order)"
-            if any(f.flag == "synthesized-commit-axis" for f in o.flags)
-            else ""
-        ),
+        f"commit axis {src.get('commitAxis', '?')}{axis_note}",
     ]
     if src.get("runIds"):
         bits.append("run " + ", ".join(src["runIds"][:3]))
