@@ -118,10 +118,6 @@ def _first_attempts(cols: Columns, run: IntArray, turns: int) -> IntArray:
     return first
 
 
-def _usd_or_none(total: float, has_cost: bool) -> float | None:
-    return round_usd(total) if has_cost else None
-
-
 def empty_stats() -> GenuiStats:
     """Spec §4.7: the document for no rows."""
     none_latency = GenuiLatency(count=0, p50_ms=None, p95_ms=None)
@@ -133,6 +129,17 @@ def empty_stats() -> GenuiStats:
         cost_per_turn=GenuiCostPerTurn(turns=0, avg_usd=None, p50_usd=None, p95_usd=None),
         latency=GenuiLatencyPair(first_frame=none_latency, complete=none_latency),
     )
+
+
+def _firsts_and_cost(
+    cols: Columns, group: IntArray, k: int, first: IntArray, first_ok: BoolArray, costed: BoolArray
+) -> tuple[IntArray, IntArray, list[float | None]]:
+    """Per group: first attempts, first-try successes, and the cost (None where no entry has one)."""
+    at_first = group[first]
+    cost = group_fsum(group[costed], cols.cost_usd[costed], k).tolist()
+    has_cost = (_count(group, k, costed) > 0).tolist()
+    usd = [round_usd(c) if h else None for c, h in zip(cost, has_cost, strict=True)]
+    return _count(at_first, k), _count(at_first, k, first_ok), usd
 
 
 def _latency(values: FloatArray, run: IntArray, turns: int, where: BoolArray) -> GenuiLatency:
@@ -150,13 +157,9 @@ def _by_tool_model(
     group, uniq = _code_among(cols.key_hash, cols.keys)
     k = int(uniq.size)
     calls = _count(group, k)
-    first_group = group[first]
-    attempts = _count(first_group, k)
-    successes = _count(first_group, k, first_ok)
+    attempts, successes, cost = _firsts_and_cost(cols, group, k, first, first_ok, costed)
     retried = _count(group, k, cols.validity == RETRIED)
     failed = _count(group, k, cols.validity == FAILED)
-    cost = group_fsum(group[costed], cols.cost_usd[costed], k)
-    has_cost = _count(group, k, costed) > 0
     out = []
     for g in np.flatnonzero(calls).tolist():
         tool_name, model_id, mode = cols.keys[int(uniq[g])]
@@ -171,7 +174,7 @@ def _by_tool_model(
                 first_try_rate=_rate(int(successes[g]), int(attempts[g])),
                 retried=int(retried[g]),
                 failed=int(failed[g]),
-                cost_usd=_usd_or_none(float(cost[g]), bool(has_cost[g])),
+                cost_usd=cost[g],
             )
         )
     # §4.2: calls desc, then toolName, modelId, mode by code point.
@@ -260,11 +263,7 @@ def _by_day(
     if spanning.any():
         pairs = np.unique(group[spanning] * turns + run[spanning])
         day_turns = day_turns + np.bincount(pairs // turns, minlength=k)
-    cost = group_fsum(group[costed], cols.cost_usd[costed], k)
-    has_cost = _count(group, k, costed) > 0
-    first_attempt_day = group[first]
-    attempts = _count(first_attempt_day, k)
-    successes = _count(first_attempt_day, k, first_ok)
+    attempts, successes, cost = _firsts_and_cost(cols, group, k, first, first_ok, costed)
     return [
         GenuiDayRow(
             day=day_string(int(days[d])),
@@ -272,7 +271,7 @@ def _by_day(
             turns=int(day_turns[d]),
             input_tokens=int(input_tokens[d]),
             output_tokens=int(output_tokens[d]),
-            cost_usd=_usd_or_none(float(cost[d]), bool(has_cost[d])),
+            cost_usd=cost[d],
             first_try_rate=_rate(int(successes[d]), int(attempts[d])),
         )
         for d in range(k)
@@ -315,7 +314,7 @@ def summarize_columns(cols: Columns, *, scrub: bool = False) -> GenuiStats:
         failed=int((cols.validity == FAILED).sum()),
         input_tokens=int(cols.input_tokens.sum()),
         output_tokens=int(cols.output_tokens.sum()),
-        cost_usd=_usd_or_none(fsum(cols.cost_usd[costed]), bool(costed.any())),
+        cost_usd=round_usd(fsum(cols.cost_usd[costed])) if costed.any() else None,
     )
     stats = GenuiStats(
         totals=totals,
