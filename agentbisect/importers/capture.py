@@ -26,9 +26,6 @@ LABEL = "capture (JSON Lines)"
 
 _CAPTURE_KINDS = ("afp", "flow", "typed", "commit", "snapshot")
 _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
-
-
 _SNIFF_KEYS = ("afp", "flow", "typed", "commit")
 # What bytes.strip() leaves inside a line (splitlines already cut at \n and \r); searched in
 # place, where strip() would copy a one-line recording.
