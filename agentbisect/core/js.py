@@ -18,19 +18,6 @@ from typing import Any
 
 from msgspec import UNSET
 
-__all__ = [
-    "ABSENT",
-    "Absent",
-    "cap_utf16",
-    "js_key_order",
-    "js_number",
-    "js_stringify",
-    "js_truthy",
-    "safe_stringify",
-    "to_fixed",
-    "utf16_len",
-]
-
 
 class Absent:
     """The JS ``undefined``: a value that is not there (distinct from ``null``/``None``)."""

@@ -28,19 +28,6 @@ from agentbisect.results.report import (
     weights_note,
 )
 
-__all__ = [
-    "attribution_lines",
-    "culprit_sentence",
-    "fit_text",
-    "format_report",
-    "hop_text",
-    "render",
-    "said_text",
-    "score_text",
-    "signed",
-    "upstream_score_text",
-]
-
 MODE_CAUSAL = "mode: CAUSAL — ranked proxies plus ablation verdicts; only the verdicts are causal"
 MODE_CORRELATIONAL = (
     "mode: CORRELATIONAL — ranking only; every score is an embedding-geometry proxy; "
