@@ -118,10 +118,7 @@ def shared(data: bytes) -> Iterator[None]:
     try:
         yield
     finally:
-        for i, e in enumerate(_shared):
-            if e is entry:
-                del _shared[i]
-                break
+        _shared[:] = [e for e in _shared if e is not entry]
 
 
 def spans_all(data: bytes, start: int, end: int) -> bool:
