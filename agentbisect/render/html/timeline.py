@@ -84,10 +84,8 @@ def timeline_svg(tl: Timeline, llm_index: dict[str, int]) -> str:
             f'<text class="lane-label" x="6" y="{y + 13:.1f}" font-weight="600">'
             f"{esc(label)} ({len(ms_):,})</text>"
         )
-        # the trigger drawn last, over the others
-        rows.extend(
-            _mark(m, sc, y, tl.axis, llm_index) for m in sorted(ms_, key=lambda m: m.trigger)
-        )
+        rows.extend(_mark(m, sc, y, tl.axis, llm_index) for m in ms_ if not m.trigger)
+        rows.extend(_mark(m, sc, y, tl.axis, llm_index) for m in ms_ if m.trigger)
         y += ROW
     y += 6
     rows.append(f'<line class="gridline" x1="0" x2="{WIDTH}" y1="{y - 3:.1f}" y2="{y - 3:.1f}"/>')
