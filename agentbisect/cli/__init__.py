@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentbisect.cli.table import CommandSpec
+    from agentbisect.core.options import CommandSpec
 
 __all__ = ["MODULES", "app", "body_of", "main", "spec_of"]
 

@@ -3,7 +3,7 @@ option table and body)."""
 
 from __future__ import annotations
 
-from agentbisect.cli.table import (
+from agentbisect.core.options import (
     FILE,
     FORCE,
     JSON,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from agentbisect.cli.table import NO, VERBOSE, CommandSpec
+from agentbisect.core.options import NO, VERBOSE, CommandSpec
 
 
 def hoist(args: list[str], commands: Collection[str]) -> list[str]:

@@ -14,7 +14,8 @@ from typing import Any
 
 from agentbisect.bisect.options import ATTRIBUTION_SCORES, RANKINGS, SCORERS
 from agentbisect.bisect.options import DEFAULTS as D
-from agentbisect.cli.table import (
+from agentbisect.core.errors import GateTripped
+from agentbisect.core.options import (
     FILE,
     FORCE,
     JSON,
@@ -26,7 +27,6 @@ from agentbisect.cli.table import (
     Opt,
     format_opt,
 )
-from agentbisect.core.errors import GateTripped
 from agentbisect.render.formats import BisectFormat
 
 

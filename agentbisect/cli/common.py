@@ -7,8 +7,8 @@ import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from agentbisect.cli.table import FORMAT_FLAGS, JSON
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import FORMAT_FLAGS, JSON
 from agentbisect.render.safetext import clean
 
 if TYPE_CHECKING:

@@ -3,7 +3,8 @@ and body."""
 
 from __future__ import annotations
 
-from agentbisect.cli.table import (
+from agentbisect.core.errors import UsageError
+from agentbisect.core.options import (
     FILE,
     FORCE,
     LOGS,
@@ -14,7 +15,6 @@ from agentbisect.cli.table import (
     Opt,
     format_opt,
 )
-from agentbisect.core.errors import UsageError
 from agentbisect.render.formats import EventsFormat
 
 HELP = """Print the domain-event stream: a table on a terminal, JSON Lines in a pipe or with --json.

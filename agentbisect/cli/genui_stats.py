@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from agentbisect.cli.table import (
+from agentbisect.core.errors import GateTripped, UsageError
+from agentbisect.core.options import (
     FORCE,
     JSON,
     OUTPUT,
@@ -17,7 +18,6 @@ from agentbisect.cli.table import (
     Opt,
     format_opt,
 )
-from agentbisect.core.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
 
 if TYPE_CHECKING:

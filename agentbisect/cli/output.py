@@ -9,8 +9,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentbisect.cli.table import FORMAT_FLAGS, OUTPUT
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import FORMAT_FLAGS, OUTPUT
 
 
 def check_output(output: str | None, force: bool, inputs: Sequence[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from agentbisect.cli.table import (
+from agentbisect.core.options import (
     JSON,
     LOGS,
     TRACE_ID,

@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 
 from agentbisect.cli import MODULES, body_of, flow, spec_of
 from agentbisect.cli.argv import hoist
-from agentbisect.cli.table import Arg, CommandSpec, Opt
+from agentbisect.core.options import Arg, CommandSpec, Opt
 from agentbisect.core.signals import Terminated, raising_on_termination
 from agentbisect.render.console import silence_stdout
 

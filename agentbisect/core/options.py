@@ -1,7 +1,9 @@
-"""A command's option table: each parameter declared once, as an ``Arg``/``Opt`` row (name,
-flags, value type, default, bounds, choices, metavar, help). The fast front end parses argv with
-it (``argv.parse``); ``app.command_of`` builds the typer command from the same rows. It imports
-no CLI framework, so an ordinary command line never loads typer.
+"""The option table's rows: each parameter of a command declared once, as an ``Arg``/``Opt`` row
+(name, flags, value type, default, bounds, choices, metavar, help). The fast front end parses
+argv with them (``cli.argv.parse``); ``cli.typer_app.command_of`` builds the typer command from
+the same rows. The rows are plain data in ``core`` so that a message of any layer can name an
+option by its row (``FORCE.flag``) instead of spelling it again. It imports no CLI framework, so
+an ordinary command line never loads typer.
 
 The value rules are typer's for the plain values they accept (a string; a decimal integer or
 float within ``min``/``max``; an Enum member named exactly, or case-insensitively for
