@@ -114,7 +114,7 @@ def run(
     from agentbisect.genui.stats import genui_stats as compute
 
     name = pick_json_format(fmt, as_json)
-    # A SQLite database named by --db is an input too: -o must never write over it.
+    # A SQLite database named by DB is an input too: -o must never write over it.
     sqlite = db[len("sqlite:///") :] if db is not None and db.startswith("sqlite:///") else None
     check_output(output, force, [p for p in (file, sqlite) if p is not None])
     result = compute(

@@ -166,7 +166,7 @@ FORCE = Opt("force", "--force", kind=bool, help="With -o: replace an existing re
 
 class CommandSpec:
     """A command's name, help, its positional argument and its options, in declaration order
-    (the order of ``--help`` and of the body's keyword arguments)."""
+    (the order of the help and of the body's keyword arguments)."""
 
     __slots__ = ("arg", "by_flag", "by_name", "help", "name", "options")
 
