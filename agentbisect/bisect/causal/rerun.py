@@ -1,4 +1,4 @@
-"""The rerun protocol of ``afp bisect --rerun CMD`` (bisect.md §8.1, the issue's protocol).
+"""The rerun protocol of ``afp bisect``'s ``RERUN`` command (bisect.md §8.1, the issue's protocol).
 
 Every (probe, seed) runs CMD once as an argv list (no shell) in its own session, writes one JSON
 object ``{"specs"|"restore": [...], "seed": n, "step": ..., "probe": ...}`` to its stdin and reads

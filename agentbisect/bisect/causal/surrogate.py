@@ -34,7 +34,7 @@ from agentbisect.bisect.causal.probes import (
     sample_count,
 )
 from agentbisect.bisect.embed.vectors import Embedder, cosine
-from agentbisect.bisect.options import DEFAULTS
+from agentbisect.bisect.options import DEFAULTS, MAX_SUSPECTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.core.js import js_stringify
@@ -371,7 +371,7 @@ def _nothing_to_attribute(
         flag(
             "surrogate-unreliable",
             "no suspect can be ablated (only stage or arg suspects, or none): no mask was "
-            "run and nothing is attributed; raise --max-suspects or check the recording.",
+            f"run and nothing is attributed; raise {MAX_SUSPECTS.flag} or check the recording.",
         )
     )
     attribution = _attribution(opts, tally, 0, 0, _fit(None, None, 0, 0.0, 0.0), [])

@@ -4,7 +4,7 @@ One small file per vector under ``$XDG_CACHE_HOME/agentbisect/vectors/`` (``~/.c
 variable is unset), named by a SHA-256 of (embedder id, model version, text). Only vectors are
 stored, never the text: a cache directory reveals nothing about the recordings it served beyond
 their number. Files are written atomically (temp file + rename), so concurrent runs never read a
-torn vector; any unreadable or mis-sized file is treated as a miss. ``--no-cache`` or the
+torn vector; any unreadable or mis-sized file is treated as a miss. ``afp bisect``'s no-cache option or the
 environment variable ``AGENTBISECT_NO_CACHE`` (any non-empty value but ``0``) turns it off.
 """
 

@@ -138,7 +138,7 @@ def resolve_embedder(
     if spec == "mock":
         return ResolvedEmbedder(EmbeddingCache(MockEmbedder()), "mock", "mock", notice)
     # numpy, the cache and the model files are loaded only for a real embedder: the mock path
-    # (and so --upstream) starts without numpy
+    # (and so upstream parity) starts without numpy
     from agentbisect.bisect.embed.cache import VectorCache, cache_disabled_by_env
 
     use_cache = use_cache and not cache_disabled_by_env()

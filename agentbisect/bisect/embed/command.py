@@ -1,6 +1,6 @@
-"""``--embedder cmd:COMMAND``: the user's own embedding service behind a one-shot process.
+"""The ``cmd:COMMAND`` embedder: the user's own embedding service behind a one-shot process.
 
-Protocol (documented in ``docs/`` and ``afp bisect --help``): afp runs COMMAND once per batch as
+Protocol (documented in ``docs/`` and ``afp bisect``'s help): afp runs COMMAND once per batch as
 an argv list (split like a shell would, never through one), writes a JSON array of strings to its
 stdin, and reads from its stdout a JSON array holding one array of numbers per text, in the same
 order, all of the same length. Anything else — a start failure, a non-zero exit, a timeout, bytes
@@ -18,6 +18,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from agentbisect.bisect.causal.child import exit_reason, kill_group, start_in_group, stderr_tail
+from agentbisect.bisect.options import EMBEDDER
 from agentbisect.core.errors import ExternalCommandFailed, UsageError
 
 if TYPE_CHECKING:
@@ -36,10 +37,10 @@ class CommandEmbedder:
             argv = shlex.split(command)
         except ValueError as exc:
             raise UsageError(
-                f"--embedder cmd:{command}: cannot split the command ({exc})"
+                f"{EMBEDDER.flag} cmd:{command}: cannot split the command ({exc})"
             ) from None
         if not argv:
-            raise UsageError("--embedder cmd: needs a command after 'cmd:'")
+            raise UsageError(f"{EMBEDDER.flag} cmd: needs a command after 'cmd:'")
         self.argv = argv
         self.command = command
         self.id = "cmd"

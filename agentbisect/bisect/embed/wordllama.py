@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from agentbisect.bisect.options import EMBEDDER
 from agentbisect.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ class WordLlamaEmbedder:
         d = package_dir if package_dir is not None else wordllama_dir()
         if d is None or not (d / WEIGHTS).is_file() or not (d / TOKENIZER).is_file():
             raise UsageError(
-                f"--embedder wordllama needs the wordllama {PINNED_VERSION} files; "
+                f"{EMBEDDER.flag} wordllama needs the wordllama {PINNED_VERSION} files; "
                 f"install them with: {INSTALL_HINT}"
             )
         self._dir = d

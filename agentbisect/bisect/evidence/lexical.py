@@ -63,7 +63,7 @@ _NUMBER_WORDS.update(
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
 _CLAUSE = r"(?:[.!?;:\n—–]+(?:\s|$)|,\s+(?:so|but|which|because|and)\s|\s-\s|\(|\))"
-# The patterns are compiled on first use (re caches them): `--upstream` never scores evidence,
+# The patterns are compiled on first use (re caches them): upstream parity never scores evidence,
 # and compiling them took ~0.6 ms of every start.
 
 

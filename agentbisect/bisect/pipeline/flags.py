@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
+from agentbisect.bisect.options import CONTROL_DEPS
 from agentbisect.bisect.pipeline.slice import Slice
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.results.report import AblationRunStats, SliceStats, Truncated
@@ -70,7 +71,7 @@ def slice_flags(
             flag(
                 "no-control-deps",
                 "no control-dependence lookup was supplied (attach a controlDepRecorder, or "
-                "pass --control-deps): decisions that routed execution are missing from the "
+                f"pass {CONTROL_DEPS.flag}): decisions that routed execution are missing from the "
                 "slice.",
             )
         )

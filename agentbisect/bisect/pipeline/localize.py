@@ -20,7 +20,7 @@ from agentbisect.bisect.evidence.influence import score_influence, score_lexical
 from agentbisect.bisect.evidence.rank import evidence_first
 from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
-from agentbisect.bisect.options import RANKINGS
+from agentbisect.bisect.options import EMBEDDER, RANKINGS
 from agentbisect.bisect.options import SCORERS as SCORER_NAMES
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
@@ -32,13 +32,14 @@ from agentbisect.bisect.pipeline.weigh import EdgeWeigher
 from agentbisect.bisect.policy import Policy, policy_for
 from agentbisect.core.errors import UsageError
 from agentbisect.core.honesty import dedupe, flag
+from agentbisect.core.options import AT_LLM, AT_STEP
 from agentbisect.model.run import Run
 from agentbisect.model.steps import ControlDeps
 from agentbisect.results.report import ContextBugReport, EvidenceSignals, Suspect, SuspectEvidence
 
 if TYPE_CHECKING:
     # The causal tier (reruns, restoration) is imported where it runs: a correlational bisect
-    # (no --rerun, no --missing-context) never loads it.
+    # (no rerun command, no missing context) never loads it.
     from agentbisect.bisect.causal.probes import MissingContext, RerunOptions
 
 __all__ = ["DEFAULTS", "RANKINGS", "TriggerError", "localize"]
@@ -47,7 +48,7 @@ EVIDENCE_TEXT_CHARS = 500  # the evidence text a report carries per suspect
 MOCK_FLAG_NOTE = (
     "every similarity in this report (edge weights, semantic and evidence scores) comes from the "
     "mock embedder, which counts UTF-16 code units: character geometry, not meaning; install "
-    "the embed extra (pip install 'agentbisect[embed]') or pass --embedder"
+    f"the embed extra (pip install 'agentbisect[embed]') or pass {EMBEDDER.flag}"
 )
 
 DEFAULTS = {
@@ -90,7 +91,7 @@ def _resolve_trigger(
         low = run.quality_lowest
         if low is None:
             raise TriggerError(
-                "localize: no trigger step: pass --at-step or --at-llm, or record quality data "
+                f"localize: no trigger step: pass {AT_STEP.flag} or {AT_LLM.flag}, or record quality data "
                 "(a top-level `quality` map or a Quality recorder row)",
                 run.llm_call_ids,
             )

@@ -42,7 +42,7 @@ _FOOT = (
 
 
 def aggregate_html(o: RunOverview) -> str:
-    """``afp aggregate --format html``: the run overview alone."""
+    """``afp aggregate``'s HTML format: the run overview alone."""
     body = (
         "<main>"
         + header(o, "afp aggregate")
@@ -55,7 +55,7 @@ def aggregate_html(o: RunOverview) -> str:
 
 
 def bisect_html(o: RunOverview, res: BisectResult) -> str:
-    """``afp bisect --format html``: verdict and flags, the timeline (where the trigger sits),
+    """``afp bisect``'s HTML format: verdict and flags, the timeline (where the trigger sits),
     the suspects with their paths, then calls and boundaries."""
     r = res.report
     first: dict[str, Any] = {}  # each flag once, where it first appears (report, then run)
@@ -81,7 +81,7 @@ def bisect_html(o: RunOverview, res: BisectResult) -> str:
 def genui_html(
     stats: GenuiStats, *, source: str, from_day: str | None = None, to_day: str | None = None
 ) -> str:
-    """``afp genui-stats --format html``."""
+    """``afp genui-stats``' HTML format."""
     body = "<main>" + genui_body(stats, source=source, from_day=from_day, to_day=to_day)
     return document(f"afp genui-stats · {source}", body + _FOOT + "</main>")
 

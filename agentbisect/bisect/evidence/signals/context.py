@@ -113,7 +113,7 @@ def _question_focus(question: str | None) -> Focus | None:
     if not question:
         return None
     # focus.py is imported on first use: runs that never score evidence against a question
-    # (--upstream) do not pay for it (tests/test_startup.py)
+    # (upstream parity) do not pay for it (tests/test_startup.py)
     from agentbisect.bisect.evidence.focus import question_focus
 
     return question_focus(question, STOP)
