@@ -46,7 +46,6 @@ class VectorCache:
     def __init__(self, embedder_id: str, model_version: str, root: Path | None = None) -> None:
         self.root = root if root is not None else default_cache_dir()
         self._prefix = f"{embedder_id}\0{model_version}\0".encode()
-        self.misses = 0
         self.write_errors = 0
 
     def _name(self, text: str) -> str:
@@ -73,7 +72,6 @@ class VectorCache:
                 if len(v) and (dims is None or len(v) == dims):
                     found[t] = v.tolist()
                     break
-        self.misses += len(texts) - len(found)
         return found
 
     def put_many(self, vectors: Mapping[str, Vector]) -> None:

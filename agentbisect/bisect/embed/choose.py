@@ -64,7 +64,6 @@ class BatchingEmbedder:
         self.cache = cache
         self.dimensions = inner.dimensions
         self._mem: dict[str, Vector] = {}
-        self.batches = 0
 
     def label(self) -> str:
         return self.inner.label()
@@ -81,7 +80,6 @@ class BatchingEmbedder:
         if not todo:
             return
         vecs = self.inner.embed_batch(todo)
-        self.batches += 1
         self.dimensions = self.inner.dimensions
         fresh = dict(zip(todo, vecs, strict=True))
         self._mem.update(fresh)
