@@ -16,6 +16,7 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
+from agentbisect.bisect.pipeline.flags import tier_words
 from agentbisect.core.js import to_fixed
 from agentbisect.results.bisect import suspect_label
 from agentbisect.results.report import (
@@ -232,39 +233,32 @@ def verdict_for(
 ) -> AblationVerdict:
     fs = f"{stats.flips}/{stats.samples}"
     if not baseline_stable:
-        base = "un-restored" if action == "restoring" else "un-ablated"
-        tier = "restoration" if action == "restoring" else "ablation"
-        return AblationVerdict(
-            verdict="inconclusive",
-            claim=(
-                f"INCONCLUSIVE: the {base} baseline itself changed outcome, so no {tier} verdict "
-                f"for {label} can be trusted ({action} {label}: {fs} flipped)."
-            ),
+        base, tier = tier_words(action == "restoring")
+        verdict, claim = (
+            "inconclusive",
+            f"INCONCLUSIVE: the {base} baseline itself changed outcome, so no {tier} verdict "
+            f"for {label} can be trusted ({action} {label}: {fs} flipped).",
         )
-    if probe_flipped(stats):
+    elif probe_flipped(stats):
         sim = stats.similarity
-        return AblationVerdict(
-            verdict="confirmed",
-            claim=(
-                f"CAUSAL: {action} {label} flipped the outcome in {fs} seeded reruns "
-                f"(similarity to original {to_fixed(sim.mean, 3)} ± {to_fixed(sim.stdev, 3)})."
-            ),
+        verdict, claim = (
+            "confirmed",
+            f"CAUSAL: {action} {label} flipped the outcome in {fs} seeded reruns "
+            f"(similarity to original {to_fixed(sim.mean, 3)} ± {to_fixed(sim.stdev, 3)}).",
         )
-    if stats.flips > 0:
-        return AblationVerdict(
-            verdict="inconclusive",
-            claim=(
-                f"INCONCLUSIVE: {action} {label} flipped {fs} seeded reruns, below a majority; "
-                "raise samples or check the scenario's stability."
-            ),
+    elif stats.flips > 0:
+        verdict, claim = (
+            "inconclusive",
+            f"INCONCLUSIVE: {action} {label} flipped {fs} seeded reruns, below a majority; "
+            "raise samples or check the scenario's stability.",
         )
-    return AblationVerdict(
-        verdict="not-confirmed",
-        claim=(
+    else:
+        verdict, claim = (
+            "not-confirmed",
             f"NOT CONFIRMED: {action} {label} changed nothing in {stats.samples} seeded reruns; "
-            "its rank stays a correlational proxy."
-        ),
-    )
+            "its rank stays a correlational proxy.",
+        )
+    return AblationVerdict(verdict=verdict, claim=claim)
 
 
 # ----------------------------------------------------------------- cost readout (§8.6)
@@ -312,7 +306,7 @@ def assign_cost_verdicts(suspects: list[Suspect], baseline: AblationRunStats) ->
 # ----------------------------------------------------------------- ablation tier (§8.5)
 
 
-def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
+def probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
     """One probe runner per tier, configured from the rerun (or restoration) options."""
     assert rerun.runner is not None  # callers run a tier only when a runner was given
     return _Probe(
@@ -335,7 +329,7 @@ def run_ablation_tier(
     suspects: list[Suspect], rerun: RerunOptions, embedder: Embedder
 ) -> AblationRunStats:
     """Baseline, then one probe per ranked suspect with a non-arg spec (up to max_suspects)."""
-    probe = _probe_for(rerun, embedder)
+    probe = probe_for(rerun, embedder)
     baseline = probe.run({"specs": []}, "baseline")
     stable = baseline.flips == 0
     for s in ablation_targets(suspects, rerun.max_suspects):
@@ -413,7 +407,7 @@ def run_restoration(
     cands = [RestoredCandidate(id=u["id"], content=u.get("content", UNSET)) for u in dropped]
     if not dropped or mc.runner is None:
         return cands, None
-    probe = _probe_for(mc, embedder)
+    probe = probe_for(mc, embedder)
     baseline = probe.run({"restore": []}, "baseline")
     stable = baseline.flips == 0
     for unit, cand in zip(restoration_targets(mc), cands, strict=False):
@@ -441,7 +435,7 @@ def bisect_culprits(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
 ) -> CulpritsResult:
-    probe = _probe_for(rerun, embedder)
+    probe = probe_for(rerun, embedder)
     cands = culprit_candidates(suspects)
     probes: list[CulpritProbe] = []
     cache: dict[str, bool] = {}

@@ -93,9 +93,13 @@ def slice_flags(
     return flags
 
 
+def tier_words(restoration: bool) -> tuple[str, str]:
+    """How claims name a tier's baseline and its verdicts."""
+    return ("un-restored", "restoration") if restoration else ("un-ablated", "ablation")
+
+
 def baseline_unstable_flag(baseline: AblationRunStats, *, restoration: bool) -> HonestyFlag:
-    what = "un-restored" if restoration else "un-ablated"
-    tier = "restoration" if restoration else "ablation"
+    what, tier = tier_words(restoration)
     return flag(
         "baseline-unstable",
         f"the {what} baseline changed outcome in {baseline.flips}/{baseline.samples} seeded "

@@ -17,6 +17,7 @@ from agentbisect.schema.recording import CommitBundle as Bundle
 
 __all__ = ["CausalEdge", "CausalNode", "Slice", "bfs_nodes", "causal_chain"]
 
+
 class CausalEdge(Struct, eq=False):
     parent: CausalNode
     kind: str  # "data" | "control"
