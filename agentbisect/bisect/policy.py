@@ -15,8 +15,6 @@ from msgspec import Struct
 from agentbisect.core.errors import UsageError
 from agentbisect.results.bisect import NO_RESTORE_VERDICT, NO_VERDICT
 
-__all__ = ["OURS", "UPSTREAM", "Policy", "policy_for"]
-
 
 class Policy(Struct, frozen=True):
     name: str  # the option that selects it (``--upstream``), in messages

@@ -33,27 +33,6 @@ from agentbisect.results.report import (
     Suspect,
 )
 
-__all__ = [
-    "DEFAULT_FLIP_THRESHOLD",
-    "DEFAULT_SAMPLES",
-    "ProbeRunner",
-    "RerunOptions",
-    "RunResult",
-    "ablation_targets",
-    "assign_cost_verdicts",
-    "bisect_culprits",
-    "cost_stats_from",
-    "culprit_candidates",
-    "culprit_search_bound",
-    "find_dropped_context",
-    "median",
-    "planned_reruns",
-    "probe_flipped",
-    "run_probe",
-    "similarity_stats",
-    "verdict_for",
-]
-
 DEFAULT_SAMPLES = 3
 DEFAULT_FLIP_THRESHOLD = DEFAULTS.flip_threshold
 DEFAULT_MAX_ABLATIONS = 5

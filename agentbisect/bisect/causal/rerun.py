@@ -24,8 +24,6 @@ from agentbisect.core.inputbytes import describe_size
 from agentbisect.core.js import js_stringify
 from agentbisect.core.signals import deferred
 
-__all__ = ["CommandRunner", "parse_answer", "run_calls"]
-
 
 def parse_answer(stdout: bytes) -> RunResult:
     """Read one rerun's stdout. Raises ``ValueError`` with a reason when it is unusable."""

@@ -49,22 +49,6 @@ from agentbisect.results.report import (
     Suspect,
 )
 
-__all__ = [
-    "DEFAULT_KEEP_PROB",
-    "DEFAULT_MASKS",
-    "FIT_METRIC",
-    "MIN_MASKS",
-    "RELIABLE_R2",
-    "SET_SEARCH_SIZE",
-    "Candidate",
-    "SurrogateOptions",
-    "SurrogateOutcome",
-    "candidates_from",
-    "draw_masks",
-    "run_surrogate",
-    "surrogate_unreliable_flag",
-]
-
 # 64 masks: ContextCite reports 32–64 random ablations are enough for contexts of dozens of
 # sources, and benchmarks/surrogate_bench.py finds that for 30 sources 64 masks put the culprit(s)
 # first in every trial of the clean, OR, AND and 10 %-noise cases (see the note for the figures).

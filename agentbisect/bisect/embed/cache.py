@@ -21,8 +21,6 @@ from pathlib import Path
 
 from agentbisect.bisect.embed.vectors import Vector
 
-__all__ = ["NO_CACHE_ENV", "VectorCache", "cache_disabled_by_env", "default_cache_dir"]
-
 NO_CACHE_ENV = "AGENTBISECT_NO_CACHE"
 # little-endian float32 / float64 files, read back with the array module: a run served from the
 # cache imports no numpy

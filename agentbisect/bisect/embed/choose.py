@@ -28,16 +28,6 @@ if TYPE_CHECKING:
 
     from agentbisect.bisect.embed.cache import VectorCache
 
-__all__ = [
-    "EMBEDDER_CHOICES",
-    "MOCK_NOTICE",
-    "BatchingEmbedder",
-    "ResolvedEmbedder",
-    "default_embedder_name",
-    "embed_many",
-    "resolve_embedder",
-]
-
 EMBEDDER_CHOICES = "mock | wordllama | cmd:COMMAND"
 MOCK_NOTICE = (
     "note: scores use the mock embedder (character-count geometry proxies, not meaning); "

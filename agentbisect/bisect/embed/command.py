@@ -23,8 +23,6 @@ from agentbisect.core.errors import ExternalCommandFailed, UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["CommandEmbedder"]
-
 DEFAULT_TIMEOUT = 120.0
 
 

@@ -25,15 +25,6 @@ import re
 
 from msgspec import Struct
 
-__all__ = [
-    "Focus",
-    "content_words",
-    "question_focus",
-    "question_subject",
-    "slot_values",
-    "time_keys",
-]
-
 # auxiliaries that open a yes/no question
 _AUX = frozenset(
     """is are am was were do does did can could should shall will would may might must has have

@@ -8,8 +8,6 @@ from msgspec import UNSET
 
 from agentbisect.results.report import AblationSpec
 
-__all__ = ["ablation_for_suspect", "spec_to_json"]
-
 
 def ablation_for_suspect(
     kind: str, source: str, tool_name: str | None, injection_id: str | None

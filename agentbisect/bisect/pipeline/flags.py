@@ -11,8 +11,6 @@ from agentbisect.bisect.pipeline.slice import Slice
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.results.report import AblationRunStats, SliceStats, Truncated
 
-__all__ = ["baseline_unstable_flag", "slice_flags", "slice_stats"]
-
 
 def slice_stats(sl: Slice, max_depth: int, max_nodes: int) -> SliceStats:
     data = control = weighted = incomplete = 0

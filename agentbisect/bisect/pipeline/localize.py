@@ -41,8 +41,6 @@ if TYPE_CHECKING:
     # (no --rerun, no --missing-context) never loads it.
     from agentbisect.bisect.causal.probes import MissingContext, RerunOptions
 
-__all__ = ["DEFAULTS", "RANKINGS", "TriggerError", "localize"]
-
 EVIDENCE_TEXT_CHARS = 500  # the evidence text a report carries per suspect
 MOCK_FLAG_NOTE = (
     "every similarity in this report (edge weights, semantic and evidence scores) comes from the "

@@ -15,8 +15,6 @@ from agentbisect.model.commitlog import CommitLog
 from agentbisect.model.steps import ControlDep
 from agentbisect.schema.recording import CommitBundle as Bundle
 
-__all__ = ["CausalEdge", "CausalNode", "Slice", "bfs_nodes", "causal_chain"]
-
 
 class CausalEdge(Struct, eq=False):
     parent: CausalNode

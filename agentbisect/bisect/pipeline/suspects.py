@@ -22,8 +22,6 @@ from agentbisect.bisect.pipeline.weigh import clamp01
 from agentbisect.model.commitlog import CommitLog
 from agentbisect.results.report import EdgePathStep, Suspect, SuspectDetail
 
-__all__ = ["Draft", "build_drafts", "rank", "refine"]
-
 ScorerFn = Callable[[list[Evidence], str, Embedder], list[Scored]]
 
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 from agentbisect.core.js import ABSENT, cap_utf16, safe_stringify
 from agentbisect.model.commitlog import CommitLog
 
-__all__ = ["MAX_TEXT_CHARS", "Texts"]
-
 MAX_TEXT_CHARS = 2000
 
 

@@ -13,8 +13,6 @@ from agentbisect.bisect.evidence.influence import Evidence, score_influence
 from agentbisect.bisect.pipeline.slice import CausalNode
 from agentbisect.bisect.pipeline.texts import Texts
 
-__all__ = ["EdgeWeigher"]
-
 
 def clamp01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
