@@ -2,7 +2,7 @@
 readout and its 2×2 class, missing-context restoration, and ``bisectCulprits``.
 
 A runner is called once per (probe, seed). Seeds are counted in order 0..samples-1 whatever order
-they ran in (``run_seeds`` lets the CLI run them in parallel, agentbisect decision of §8.1).
+they ran in (``rerun.run_calls`` lets the CLI run them in parallel, agentbisect decision of §8.1).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
 from agentbisect.bisect.pipeline.flags import tier_words
-from agentbisect.core.js import to_fixed
+from agentbisect.core.js import is_num, to_fixed
 from agentbisect.results.bisect import suspect_label
 from agentbisect.results.report import (
     AblationRunStats,
@@ -64,14 +64,8 @@ def normalize_result(raw: Any) -> RunResult:
         return RunResult(raw)
     if isinstance(raw, dict) and isinstance(raw.get("output"), str):
         cost = raw.get("cost")
-        loops = tokens = None
-        if isinstance(cost, dict):
-            lo, to = cost.get("loops"), cost.get("tokens")
-            if isinstance(lo, (int, float)) and not isinstance(lo, bool):
-                loops = lo
-            if isinstance(to, (int, float)) and not isinstance(to, bool):
-                tokens = to
-        return RunResult(raw["output"], loops, tokens)
+        lo, to = (cost.get("loops"), cost.get("tokens")) if isinstance(cost, dict) else (None, None)
+        return RunResult(raw["output"], lo if is_num(lo) else None, to if is_num(to) else None)
     raise ValueError("runner answer must be a string or {output: string, cost?}")
 
 
@@ -364,12 +358,8 @@ def find_dropped_context(
         if uid in seen:
             continue
         seen.add(uid)
-        if uid in sent_ids:
-            continue
-        unit: dict[str, Any] = {"id": uid}
-        if "content" in u:
-            unit["content"] = u["content"]
-        dropped.append(unit)
+        if uid not in sent_ids:
+            dropped.append({k: u[k] for k in ("id", "content") if k in u})
     return dropped, len(seen), len(sent_ids)
 
 
