@@ -84,8 +84,6 @@ class CommandRunner:
         self._lock = threading.Lock()
         self._stopped = False
 
-    # -- process handling
-
     def kill_all(self) -> None:
         """Kill every live rerun's process group; reruns started after this die at once."""
         with self._lock:
