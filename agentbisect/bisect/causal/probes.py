@@ -207,31 +207,37 @@ def verdict_for(
     fs = f"{stats.flips}/{stats.samples}"
     if not baseline_stable:
         base, tier = tier_words(action == "restoring")
-        verdict, claim = (
-            "inconclusive",
-            f"INCONCLUSIVE: the {base} baseline itself changed outcome, so no {tier} verdict "
-            f"for {label} can be trusted ({action} {label}: {fs} flipped).",
+        return AblationVerdict(
+            verdict="inconclusive",
+            claim=(
+                f"INCONCLUSIVE: the {base} baseline itself changed outcome, so no {tier} verdict "
+                f"for {label} can be trusted ({action} {label}: {fs} flipped)."
+            ),
         )
-    elif probe_flipped(stats):
+    if probe_flipped(stats):
         sim = stats.similarity
-        verdict, claim = (
-            "confirmed",
-            f"CAUSAL: {action} {label} flipped the outcome in {fs} seeded reruns "
-            f"(similarity to original {to_fixed(sim.mean, 3)} ± {to_fixed(sim.stdev, 3)}).",
+        return AblationVerdict(
+            verdict="confirmed",
+            claim=(
+                f"CAUSAL: {action} {label} flipped the outcome in {fs} seeded reruns "
+                f"(similarity to original {to_fixed(sim.mean, 3)} ± {to_fixed(sim.stdev, 3)})."
+            ),
         )
-    elif stats.flips > 0:
-        verdict, claim = (
-            "inconclusive",
-            f"INCONCLUSIVE: {action} {label} flipped {fs} seeded reruns, below a majority; "
-            "raise samples or check the scenario's stability.",
+    if stats.flips > 0:
+        return AblationVerdict(
+            verdict="inconclusive",
+            claim=(
+                f"INCONCLUSIVE: {action} {label} flipped {fs} seeded reruns, below a majority; "
+                "raise samples or check the scenario's stability."
+            ),
         )
-    else:
-        verdict, claim = (
-            "not-confirmed",
+    return AblationVerdict(
+        verdict="not-confirmed",
+        claim=(
             f"NOT CONFIRMED: {action} {label} changed nothing in {stats.samples} seeded reruns; "
-            "its rank stays a correlational proxy.",
-        )
-    return AblationVerdict(verdict=verdict, claim=claim)
+            "its rank stays a correlational proxy."
+        ),
+    )
 
 
 # ----------------------------------------------------------------- cost readout (§8.6)

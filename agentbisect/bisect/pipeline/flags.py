@@ -93,7 +93,9 @@ def slice_flags(
 
 def tier_words(restoration: bool) -> tuple[str, str]:
     """How claims name a tier's baseline and its verdicts."""
-    return ("un-restored", "restoration") if restoration else ("un-ablated", "ablation")
+    if restoration:
+        return "un-restored", "restoration"
+    return "un-ablated", "ablation"
 
 
 def baseline_unstable_flag(baseline: AblationRunStats, *, restoration: bool) -> HonestyFlag:
