@@ -18,8 +18,6 @@ from agentbisect.core.errors import UsageError
 from agentbisect.core.options import EXPECTED
 from agentbisect.results.bisect import NO_RESTORE_VERDICT, NO_VERDICT
 
-__all__ = ["OURS", "UPSTREAM", "Policy", "policy_for"]
-
 
 class Policy(Struct, frozen=True):
     option: str  # the option that selects it, as messages spell it

@@ -15,32 +15,6 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.core.honesty import HonestyFlag
 from agentbisect.core.js import js_stringify
 
-__all__ = [
-    "AblationRunStats",
-    "AblationSpec",
-    "AblationVerdict",
-    "Attribution",
-    "AttributionCost",
-    "ContextBugReport",
-    "CostStats",
-    "CostVerdict",
-    "CulpritsResult",
-    "EdgeKey",
-    "EdgePathStep",
-    "HonestyFlag",
-    "NumRange",
-    "RestoredCandidate",
-    "SimilarityStats",
-    "SliceStats",
-    "SourceWeight",
-    "SurrogateFit",
-    "Suspect",
-    "SuspectDetail",
-    "Truncated",
-    "report_json",
-    "to_builtins",
-]
-
 Num = int | float
 
 

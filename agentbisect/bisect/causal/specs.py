@@ -20,8 +20,6 @@ from msgspec import UNSET
 from agentbisect.results.report import AblationSpec, Suspect
 from agentbisect.schema.imported import ImportMeta
 
-__all__ = ["name_sources"]
-
 
 def name_sources(suspects: list[Suspect], meta: ImportMeta) -> None:
     """Fill the imported-run fields of each suspect's ablation spec (in place)."""

@@ -20,11 +20,10 @@ from typing import TYPE_CHECKING
 from agentbisect.bisect.causal.child import exit_reason, kill_group, start_in_group, stderr_tail
 from agentbisect.bisect.options import EMBEDDER
 from agentbisect.core.errors import ExternalCommandFailed, UsageError
+from agentbisect.core.js import is_num
 
 if TYPE_CHECKING:
     import numpy as np
-
-__all__ = ["CommandEmbedder"]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -94,10 +93,7 @@ class CommandEmbedder:
             if (
                 not isinstance(row, list)
                 or not row
-                or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                    for x in row
-                )
+                or not all(is_num(x) and math.isfinite(x) for x in row)
             ):
                 raise self._fail(f"vector {i} is not a non-empty array of finite numbers", err)
             vecs.append(np.asarray(row, dtype="<f8"))

@@ -31,8 +31,6 @@ from agentbisect.core.errors import UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["PINNED_VERSION", "WordLlamaEmbedder", "wordllama_available", "wordllama_dir"]
-
 PINNED_VERSION = "0.4.0.post1"
 CONFIG = "l2_supercat"
 DIM = 256

@@ -19,22 +19,6 @@ from msgspec import Struct
 
 from agentbisect.bisect.embed.vectors import Vector, cosine
 
-__all__ = [
-    "STOP",
-    "Corpus",
-    "Profile",
-    "Term",
-    "clauses",
-    "common_prefix",
-    "cos01",
-    "disputed",
-    "lex",
-    "profile",
-    "terms",
-    "union",
-    "without",
-]
-
 # one string per list, split: a word per line made these two lists 170 lines
 STOP = frozenset(
     """a about above after again against all also am an and any are as at be because been before

@@ -29,8 +29,6 @@ from agentbisect.bisect.evidence.lexical import (
 if TYPE_CHECKING:
     from agentbisect.bisect.evidence.focus import Focus
 
-__all__ = ["TEXT_KINDS", "Scoring", "Signal"]
-
 # What a signal can ask to have embedded besides the sources, in the order they are embedded:
 # the answer, its clauses, the expected answer, the question, the focus words (the answer's
 # content words and the question's predicate units, compared one word to one word).
