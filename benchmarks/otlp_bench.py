@@ -37,6 +37,26 @@ _BASELINE = (
     "    for line in f:\n"
     "        d(line)\n"
 )
+# Where afp's time goes, in one process (CPU seconds per stage of the one path): read the spans,
+# synthesize the recording, load it and aggregate. Printed with --phases, to aim the next change.
+_PHASES = (
+    "import sys,time\n"
+    "from agentbisect.core.deep import run_deep\n"
+    "from agentbisect.importers.opentelemetry.traces import read_batch\n"
+    "from agentbisect.importers.synthesize import synthesize\n"
+    "from agentbisect.importers.convert import conversion\n"
+    "from agentbisect.importers.recording import load_doc\n"
+    "from agentbisect.model.run import Run\n"
+    "from agentbisect.analyses.aggregate import aggregate\n"
+    "def go(path):\n"
+    "    c=time.process_time; t0=c(); data=open(path,'rb').read(); t1=c()\n"
+    "    spans=read_batch(path,data).spans; del data; t2=c()\n"
+    "    result=synthesize(spans,[],path); del spans; t3=c()\n"
+    "    run=Run(load_doc(path,conversion(result,'full').doc,False)); del result\n"
+    "    aggregate(run,show_all=False,drill=None,overview=False); t4=c()\n"
+    "    return t1-t0,t2-t1,t3-t2,t4-t3\n"
+    "print(*run_deep(go,sys.argv[1]))\n"
+)
 # Runs one command and prints the child's wall time and peak RSS (kB), so memory is per command.
 _MEASURE = (
     "import resource,subprocess,sys,time\n"
@@ -69,6 +89,12 @@ def main() -> None:
         help="spans per export request (line); 2 = many small requests repeating their content",
     )
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--phases",
+        action="store_true",
+        help="also print the CPU seconds of each stage (read file, read spans, synthesize, "
+        "load + aggregate), the best of --repeat",
+    )
     ap.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "afp-otlp-bench")
     args = ap.parse_args()
     path = otlp_gen.cached(args.spans, args.data_dir, args.batch)
@@ -103,6 +129,22 @@ def main() -> None:
         f"peak memory: {afp_mem / 1e6:.0f} MB = {mem_ratio:.2f}× the file "
         f"(goal ≤ {MEMORY_GOAL}×)  {'OK' if mem_ratio <= MEMORY_GOAL else 'MISSED'}"
     )
+    if args.phases:
+        runs = []
+        for _ in range(args.repeat):
+            out = subprocess.run(
+                [sys.executable, "-c", _PHASES, str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            runs.append([float(x) for x in out.stdout.split()])
+        best = [min(col) for col in zip(*runs, strict=True)]
+        names = ("read file", "read spans", "synthesize", "load + aggregate")
+        print(
+            "phases (CPU s, best): "
+            + ", ".join(f"{n} {t:.2f}" for n, t in zip(names, best, strict=True))
+        )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from agentbisect.cli import MODULES, app, argv, spec_of
-from agentbisect.cli.table import Opt
+from agentbisect.core.options import Opt
 from tests.conftest import afp_loaded
 from tests.helpers import recording
 

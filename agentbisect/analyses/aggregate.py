@@ -9,6 +9,7 @@ from msgspec import UNSET
 
 from agentbisect.analyses.overview import run_overview
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import DRILL
 from agentbisect.core.suggest import say_nearest
 from agentbisect.model.boundary.calls import call_rows
 from agentbisect.model.boundary.rollup import BoundaryAggregate
@@ -25,7 +26,7 @@ def _is_zero(a: BoundaryAggregate) -> bool:
 
 
 def resolve_group(run: Run, name: str) -> str:
-    """A group id from ``--drill``: exact, or without ``#N``, or the group's shown name, when only
+    """A group id from ``DRILL``: exact, or without ``#N``, or the group's shown name, when only
     one group has it; otherwise a usage error with the candidates or the nearest ids and names."""
     return resolve_group_in(run.groups, run.index_build.legacy if not run.groups else False, name)
 
@@ -35,7 +36,7 @@ def resolve_group_in(groups: list[Group], legacy: bool, name: str) -> str:
     ids = [g.runtimeGroupId for g in groups]
     if not ids:
         why = " (no commit axis)" if legacy else ""
-        raise UsageError(f"--drill {name}: the recording has no boundary groups{why}")
+        raise UsageError(f"{DRILL.flag} {name}: the recording has no boundary groups{why}")
     if name in ids:
         return name
     same = [i for i in ids if i.rsplit("#", 1)[0] == name]
@@ -46,10 +47,12 @@ def resolve_group_in(groups: list[Group], legacy: bool, name: str) -> str:
         return same[0]
     if same:
         shown = ", ".join(same[:5]) + (f" … ({len(same)} in all)" if len(same) > 5 else "")
-        raise UsageError(f"--drill {name}: {len(same)} groups have this name; pick one: {shown}")
+        raise UsageError(
+            f"{DRILL.flag} {name}: {len(same)} groups have this name; pick one: {shown}"
+        )
     names = {g.name for g in groups}
     raise UsageError(
-        f"--drill {name}: no such group in the boundary index; "
+        f"{DRILL.flag} {name}: no such group in the boundary index; "
         + say_nearest(name, [*ids, *sorted(names)], "group")
     )
 
@@ -92,13 +95,13 @@ def aggregate(
 
 
 def _localizable(run: Run) -> set[str]:
-    """The step ids with a commit (what ``--at-step`` takes)."""
+    """The step ids with a commit (what ``AT_STEP`` takes)."""
     return run.committed_step_ids()
 
 
 def per_call(run: Run) -> list[dict[str, Any]]:
-    """One row per LLM call and tool call in stream order: the step id (what ``--at-step`` takes),
-    which LLM call it is (``--at-llm``), model or tool, tokens, and whether it failed."""
+    """One row per LLM call and tool call in stream order: the step id (what ``AT_STEP`` takes),
+    which LLM call it is (``AT_LLM``), model or tool, tokens, and whether it failed."""
     rows: list[dict[str, Any]] = []
     open_rows: dict[str, dict[str, Any]] = {}
     llm_n = 0

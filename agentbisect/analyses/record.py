@@ -13,6 +13,7 @@ from agentbisect.core.errors import UsageError
 from agentbisect.core.files import check_target, gzip_bytes, write_atomic
 from agentbisect.core.honesty import HonestyFlag, dedupe, flag
 from agentbisect.core.inputbytes import read_input
+from agentbisect.core.options import DETAIL
 from agentbisect.importers import convert_with, importer_for, load_bytes
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
 from agentbisect.model.boundary.rebuild import rebuild_index
@@ -49,7 +50,7 @@ def record_file(
     never over the input, and never over an existing file unless ``force``.
     """
     if detail not in ("full", "lean"):
-        raise UsageError(f"--detail must be full or lean, not {detail!r}")
+        raise UsageError(f"{DETAIL.flag} must be full or lean, not {detail!r}")
     check_output(input_path, output, force=force)
     from agentbisect.importers import recording
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import AT, STAGE, SUBFLOW_PATH, TYPES
 from agentbisect.core.suggest import say_nearest
 from agentbisect.model.run import Run
 from agentbisect.results import EventsResult, StepGraphResult
@@ -40,7 +41,7 @@ def select_events(
         ]
     if at is not None:
         if run.index_build.legacy:
-            raise UsageError("--at needs a commit axis, and this recording has none (legacy)")
+            raise UsageError(f"{AT.flag} needs a commit axis, and this recording has none (legacy)")
         build = run.index_build
         members = {i for r in run.index.enclosing(at) for i in build.events_of(r)}
         idx = [i for i in idx if i in members]
@@ -71,14 +72,14 @@ def _nothing_matched(
     for pattern in types or []:
         if not any(fnmatch.fnmatchcase(t, pattern) for t in known_types):
             notes.append(
-                f"--type {pattern}: no event of this type; "
+                f"{TYPES.flag} {pattern}: no event of this type; "
                 + say_nearest(pattern, known_types, "event type")
             )
     if stage is not None:
         ids = [r for e in evs if isinstance(r := getattr(e, "runtimeStageId", None), str)]
         if stage not in ids:
             notes.append(
-                f"--stage {stage}: no event has this runtimeStageId; "
+                f"{STAGE.flag} {stage}: no event has this runtimeStageId; "
                 + say_nearest(stage, ids, "step id")
             )
     if path is not None:
@@ -88,7 +89,7 @@ def _nothing_matched(
         want = "/".join(s for s in path.strip("/").split("/") if s and s != "__root__")
         if not any(p == want or p.startswith(want + "/") for p in paths):
             notes.append(
-                f"--path {path}: no event under this subflow path; "
+                f"{SUBFLOW_PATH.flag} {path}: no event under this subflow path; "
                 + say_nearest(want, paths, "subflow path")
             )
     if at is not None and not run.index.enclosing(at):
@@ -98,7 +99,7 @@ def _nothing_matched(
             default=0,
         )
         notes.append(
-            f"--at {at:g}: no boundary range encloses this commit position "
+            f"{AT.flag} {at:g}: no boundary range encloses this commit position "
             f"(the ranges span 0..{top:g})"
         )
     if not notes:
@@ -107,5 +108,5 @@ def _nothing_matched(
 
 
 def step_graph(run: Run) -> StepGraphResult:
-    """The run's step graph (``afp events --steps``)."""
+    """The run's step graph (``afp events``' step-graph option)."""
     return StepGraphResult(run.step_graph.to_json(), run.loaded.mode == "lean", run.flags)

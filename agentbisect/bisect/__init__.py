@@ -1,12 +1,9 @@
 """Context bisect: the contextual-bug localizer (``afp bisect``), as bisect.md specifies.
 
-``localize(run, at_step=...)`` returns a ``ContextBugReport``. Modules, each implementing one
-section of the spec: ``slice`` (§3), ``weigh`` (§4), ``texts`` (§4.3), ``embed``/``influence``
-(§5), ``classify`` (§6.1), ``paths`` (§6.3-6.4), ``suspects`` (§6.5-6.7), ``ablation``
-(§6.8-6.9), ``flags`` (§7, §9.1 stats), ``causal`` (§8), ``report`` (§9.1). afp's own
-extension: ``surrogate`` (attribution over random ablation masks, issue 13) fitted by ``lasso``. What the localizer
-reads of a recording (§1) is on ``agentbisect.model.run.Run``; the commit-log fold (§6.2) is
-``agentbisect.model.commitlog``; the §9.3 text rendering is ``agentbisect.render.text``.
+``localize(run, at_step=...)`` returns a ``ContextBugReport``: ``pipeline/`` slices, weighs and
+ranks (§3-§7), ``evidence/`` judges what each suspect said, ``embed/`` holds the embedders (§5),
+``causal/`` the reruns (§8) and afp's surrogate attribution over random ablation masks, and
+``api.bisect_run`` everything ``afp bisect`` does around them.
 """
 
 from typing import TYPE_CHECKING, Any

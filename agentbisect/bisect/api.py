@@ -1,6 +1,6 @@
 """``bisect_run``: everything ``afp bisect`` does between loading a run and rendering its result.
 
-Trigger resolution (``--at-step``/``--at-llm``, with the recording's ids in the error), the
+Trigger resolution (``AT_STEP``/``AT_LLM``, with the recording's ids in the error), the
 rerun runner and its options, the missing-context tier, the culprit search, and the cleanup of
 every rerun process. Progress is reported through a callback, so the library draws nothing.
 """
@@ -14,12 +14,23 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 
 from agentbisect.bisect.embed.choose import resolve_embedder
+from agentbisect.bisect.options import (
+    ATTRIBUTION,
+    COMPARATOR,
+    CONTROL_DEPS,
+    CULPRITS,
+    FAIL_ON,
+    MISSING_CONTEXT,
+    ORIGINAL_OUTPUT,
+    UPSTREAM,
+)
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.bisect.pipeline.localize import TriggerError, localize
 from agentbisect.bisect.policy import policy_for
 from agentbisect.core.errors import InputError, UsageError
 from agentbisect.core.honesty import FLAGS
 from agentbisect.core.optionfile import read_json_option, read_text_option
+from agentbisect.core.options import AT_LLM, AT_STEP, EXPECTED, RERUN
 from agentbisect.core.suggest import say_nearest
 from agentbisect.model.run import Run
 from agentbisect.model.steps import control_deps_from_json
@@ -36,7 +47,7 @@ if TYPE_CHECKING:
 
 SIMILARITY_WARNING = (
     "warning: the similarity comparator with the mock embedder rarely flips (letter-frequency "
-    "cosine); prefer --comparator contains:WORD"
+    f"cosine); prefer {COMPARATOR.flag} contains:WORD"
 )
 
 
@@ -80,7 +91,7 @@ class BisectOptions(Struct):
             keep_prob=self.keep_prob,
             seed=self.mask_seed,
             score=self.attribution_score,
-            # --culprits: the set search always runs; otherwise only when the fit is poor
+            # With CULPRITS the set search always runs; otherwise only when the fit is poor
             culprits=True if self.culprits else None,
         )
 
@@ -95,9 +106,9 @@ def parse_comparator(spec: str) -> Comparator | None:
         try:
             rx = re.compile(spec[len("regex:") :])
         except re.error as exc:
-            raise UsageError(f"--comparator: bad regular expression ({exc})") from None
+            raise UsageError(f"{COMPARATOR.flag}: bad regular expression ({exc})") from None
         return lambda a, b: bool(rx.search(a)) != bool(rx.search(b))
-    raise UsageError("--comparator must be similarity, contains:WORD or regex:PATTERN")
+    raise UsageError(f"{COMPARATOR.flag} must be similarity, contains:WORD or regex:PATTERN")
 
 
 def _text_or_file(value: str, option: str) -> str:
@@ -109,14 +120,14 @@ def _original_output(value: str | None, run: Run) -> str:
         if run.final_answer is None:
             raise UsageError(
                 "the recording carries no final answer (no turn_end/llm_end content): "
-                "pass --original-output TEXT or @FILE"
+                f"pass {ORIGINAL_OUTPUT.flag} TEXT or @FILE"
             )
         return run.final_answer
-    return _text_or_file(value, "--original-output")
+    return _text_or_file(value, ORIGINAL_OUTPUT.flag)
 
 
 def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    obj = read_json_option(path, "--missing-context", 'a JSON object {"available", "sent"}')
+    obj = read_json_option(path, MISSING_CONTEXT.flag, 'a JSON object {"available", "sent"}')
     if not isinstance(obj, dict):
         raise InputError(path, 'expected {"available": [{"id", "content"?}], "sent": [{"id"}]}')
     lists: list[list[dict[str, Any]]] = []
@@ -133,15 +144,15 @@ def _missing_context(path: str) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 def resolve_step(run: Run, at_step: str | None, at_llm: int | None) -> str | None:
     if at_step is not None and at_llm is not None:
-        raise UsageError("give --at-step or --at-llm, not both")
+        raise UsageError(f"give {AT_STEP.flag} or {AT_LLM.flag}, not both")
     if at_llm is None:
         return at_step
     ids = run.llm_call_ids
     if not ids:
-        raise UsageError("--at-llm: the recording has no LLM calls (no llm_start events)")
+        raise UsageError(f"{AT_LLM.flag}: the recording has no LLM calls (no llm_start events)")
     if not -len(ids) <= at_llm < len(ids):
         raise UsageError(
-            f"--at-llm {at_llm}: the recording has {len(ids)} LLM call(s) "
+            f"{AT_LLM.flag} {at_llm}: the recording has {len(ids)} LLM call(s) "
             f"(0..{len(ids) - 1}, or -1 for the last): {', '.join(ids)}"
         )
     return ids[at_llm]
@@ -179,39 +190,44 @@ def unraisable(name: str, opts: BisectOptions) -> str | None:
     if info.source == "record":
         return "only afp record raises it"
     if not policy_for(opts.upstream).afp_flags and info.source != "upstream":
-        return "the --upstream report carries only the upstream library's flags"
+        return f"the {UPSTREAM.flag} report carries only the upstream library's flags"
     if name == "baseline-unstable" and opts.rerun is None:
-        return "only reruns raise it: add --rerun CMD"
+        return f"only reruns raise it: add {RERUN.flag} CMD"
     if name == "surrogate-unreliable" and opts.attribution != "surrogate":
-        return "only the surrogate attribution raises it: add --rerun CMD --attribution surrogate"
+        return (
+            "only the surrogate attribution raises it: "
+            f"add {RERUN.flag} CMD {ATTRIBUTION.flag} surrogate"
+        )
     return None
 
 
 def check_options(opts: BisectOptions) -> Comparator | None:
     """Refuse option combinations that make no sense, before anything is loaded.
 
-    A ``--fail-on`` flag that this mode cannot raise is refused too: a CI gate that can never
+    A ``FAIL_ON`` flag that this mode cannot raise is refused too: a CI gate that can never
     trip would pass silently.
     """
     for name in opts.fail_on:
         why = None if name == "any" else unraisable(name, opts)
         if why is not None:
-            raise UsageError(f"--fail-on {name}: {why}")
+            raise UsageError(f"{FAIL_ON.flag} {name}: {why}")
     pol = policy_for(opts.upstream)
     if opts.culprits and opts.rerun is None:
-        raise UsageError("--culprits needs --rerun")
+        raise UsageError(f"{CULPRITS.flag} needs {RERUN.flag}")
     if opts.culprits:
-        pol.extension("--culprits")
+        pol.extension(CULPRITS.flag)
     if opts.attribution is not None:
         if opts.attribution != "surrogate":
-            raise UsageError("--attribution: the only method is 'surrogate'")
-        pol.extension("--attribution")
+            raise UsageError(f"{ATTRIBUTION.flag}: the only method is 'surrogate'")
+        pol.extension(ATTRIBUTION.flag)
         if opts.rerun is None:
-            raise UsageError("--attribution surrogate needs --rerun (it reruns once per mask)")
+            raise UsageError(
+                f"{ATTRIBUTION.flag} surrogate needs {RERUN.flag} (it reruns once per mask)"
+            )
         try:
             opts.surrogate().check()
         except ValueError as exc:
-            raise UsageError(f"--attribution surrogate: {exc}") from None
+            raise UsageError(f"{ATTRIBUTION.flag} surrogate: {exc}") from None
     pol.check(embedder=opts.embedder, ranking=opts.ranking, expected=opts.expected)
     return parse_comparator(opts.comparator)
 
@@ -244,7 +260,9 @@ def bisect_run(
             f"recording has {missing}; afp events and afp aggregate can still read it"
         )
     if opts.control_deps is not None:
-        doc = read_json_option(opts.control_deps, "--control-deps", "a JSON object of control deps")
+        doc = read_json_option(
+            opts.control_deps, CONTROL_DEPS.flag, "a JSON object of control deps"
+        )
         run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
@@ -252,7 +270,7 @@ def bisect_run(
     if resolved.notice is not None:
         warnings.append(resolved.notice)
     emb = resolved.embedder
-    expected = _text_or_file(opts.expected, "--expected") if opts.expected is not None else None
+    expected = _text_or_file(opts.expected, EXPECTED.flag) if opts.expected is not None else None
     runner: CommandRunner | None = None
     rerun_opts: RerunOptions | None = None
     mc: MissingContext | None = None
@@ -261,13 +279,13 @@ def bisect_run(
         if opts.rerun is not None:
             original = _original_output(opts.original_output, run)
             try:
-                import shlex  # only --rerun splits a command
+                import shlex  # only a rerun command is split
 
                 argv = shlex.split(opts.rerun)
             except ValueError as exc:  # "No closing quotation", "No escaped character"
-                raise UsageError(f"--rerun {opts.rerun!r}: {str(exc).lower()}") from None
+                raise UsageError(f"{RERUN.flag} {opts.rerun!r}: {str(exc).lower()}") from None
             if not argv:
-                raise UsageError("--rerun: empty command")
+                raise UsageError(f"{RERUN.flag}: empty command")
             if compare is None and resolved.name == "mock":
                 warnings.append(SIMILARITY_WARNING)
             # Only reruns pay for the process pool and logging machinery.

@@ -1,4 +1,4 @@
-"""``Policy``: every decision that differs between upstream parity (``--upstream``) and afp's own
+"""``Policy``: every decision that differs between upstream parity (``options.UPSTREAM``) and afp's own
 defaults, in one object passed down the bisect pipeline instead of an ``upstream`` flag.
 
 ``UPSTREAM`` gives exactly the upstream library's report: the mock embedder and the upstream
@@ -12,17 +12,18 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+from agentbisect.bisect import options
+from agentbisect.bisect.options import EMBEDDER, RANKING
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import EXPECTED
 from agentbisect.results.bisect import NO_RESTORE_VERDICT, NO_VERDICT
-
-__all__ = ["OURS", "UPSTREAM", "Policy", "policy_for"]
 
 
 class Policy(Struct, frozen=True):
-    name: str  # the option that selects it (``--upstream``), in messages
-    embedder: str | None  # the pinned embedder; None: --embedder, else the default embedder
-    ranking: str | None  # the pinned ranking; None: --ranking, else evidence-first
-    afp_options: bool  # afp's own options allowed: --expected, --culprits, --attribution
+    option: str  # the option that selects it, as messages spell it
+    embedder: str | None  # the pinned embedder; None: the embedder option, else the default
+    ranking: str | None  # the pinned ranking; None: the ranking option, else evidence-first
+    afp_options: bool  # afp's own options allowed: expected, culprits, attribution
     afp_fields: bool  # afp's report fields: embedder, ranking, evidenceScoring, contrastive
     afp_flags: bool  # afp's own flags (mock-embedder) and the recording's; else upstream's only
     import_paths: bool  # an imported run's path hops name every key, its stages get specs
@@ -32,22 +33,24 @@ class Policy(Struct, frozen=True):
     def check(self, *, embedder: object, ranking: str | None, expected: str | None) -> None:
         """Refuse an embedder or ranking other than the pinned one, or an afp-only option."""
         if self.embedder is not None and isinstance(embedder, str) and embedder != self.embedder:
-            raise UsageError(f"--{self.name} pins the {self.embedder} embedder: drop --embedder")
+            raise UsageError(
+                f"{self.option} pins the {self.embedder} embedder: drop {EMBEDDER.flag}"
+            )
         if self.ranking is not None and ranking not in (None, self.ranking):
-            raise UsageError(f"--{self.name} pins the {self.ranking} ranking: drop --ranking")
+            raise UsageError(f"{self.option} pins the {self.ranking} ranking: drop {RANKING.flag}")
         if expected is not None:
-            self.extension("--expected")
+            self.extension(EXPECTED.flag)
 
     def extension(self, option: str) -> None:
         """Refuse ``option``, one of afp's own, unless this policy allows them."""
         if not self.afp_options:
             raise UsageError(
-                f"{option} is an afp extension: it cannot be combined with --{self.name}"
+                f"{option} is an afp extension: it cannot be combined with {self.option}"
             )
 
 
 UPSTREAM = Policy(
-    name="upstream",
+    option=options.UPSTREAM.flag,
     embedder="mock",
     ranking="upstream",
     afp_options=False,
@@ -58,7 +61,7 @@ UPSTREAM = Policy(
     no_restore_verdict="supply a restoration runner",
 )
 OURS = Policy(
-    name="ours",
+    option="",  # selected by leaving UPSTREAM out; it refuses nothing
     embedder=None,
     ranking=None,
     afp_options=True,

@@ -13,10 +13,22 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from agentbisect.cli.table import CommandSpec
+from agentbisect.core.options import Opt
 
-__all__ = ["MODULES", "app", "body_of", "main", "spec_of"]
+if TYPE_CHECKING:
+    from agentbisect.core.options import CommandSpec
+
+__all__ = [
+    "DEBUG",
+    "HELP_FLAGS",
+    "MODULES",
+    "ROOT_OPTIONS",
+    "VERSION",
+    "app",
+    "body_of",
+    "main",
+    "spec_of",
+]
 
 # command name -> module in this package; one line per command
 MODULES = {
@@ -26,6 +38,18 @@ MODULES = {
     "genui-stats": "genui_stats",
     "record": "record",
 }
+
+# The root options (given before the command), declared once like a command's: the fast parser
+# hoists and reads DEBUG, the error flow names it, and the typer app declares all three from here.
+DEBUG = Opt(
+    "debug",
+    "--debug",
+    kind=bool,
+    help="Show tracebacks instead of one-line errors (also after the command).",
+)
+VERSION = Opt("version", "--version", "-V", kind=bool, help="Print afp's version and exit.")
+ROOT_OPTIONS = (DEBUG, VERSION)
+HELP_FLAGS = ("-h", "--help")  # the help option is click's own; only its spellings are ours
 
 
 def spec_of(name: str) -> CommandSpec:

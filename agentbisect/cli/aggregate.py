@@ -3,7 +3,9 @@ option table and body)."""
 
 from __future__ import annotations
 
-from agentbisect.cli.table import (
+from agentbisect.core.options import (
+    ALL,
+    DRILL,
     FILE,
     FORCE,
     JSON,
@@ -13,12 +15,11 @@ from agentbisect.cli.table import (
     TRACE_ID,
     VERBOSE,
     CommandSpec,
-    Opt,
     format_opt,
 )
 from agentbisect.render.formats import ReportFormat
 
-HELP = """Rollups per boundary (tokens, LLM calls, tool calls, iterations, durations), plus a
+HELP = f"""Rollups per boundary (tokens, LLM calls, tool calls, iterations, durations), plus a
 whole-run row, the rebuilt boundary index and the step strip.
 
 Upstream attributes events to a boundary by stored subflow path, so nested boundaries count
@@ -30,27 +31,16 @@ Examples:
 
 \b
   afp aggregate run.json
-  afp aggregate run.json --all --drill sf-tools#3
-  afp aggregate run.json --json | jq '.run.tokens'
+  afp aggregate run.json {ALL.flag} {DRILL.flag} sf-tools#3
+  afp aggregate run.json {JSON.flag} | jq '.run.tokens'
 """
 
 SPEC = CommandSpec(
     "aggregate",
     HELP,
     FILE,
-    Opt(
-        "show_all",
-        "--all",
-        kind=bool,
-        help="Also show all-zero agent-internal rollups and every index range.",
-    ),
-    Opt(
-        "drill",
-        "--drill",
-        metavar="GROUP_ID",
-        help="Show the step strip inside this group: its id, the id without #N, or the name "
-        "the index tree shows, when only one group has it.",
-    ),
+    ALL,
+    DRILL,
     format_opt(ReportFormat, REPORT_FORMATS),
     OUTPUT,
     FORCE,

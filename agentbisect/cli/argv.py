@@ -3,7 +3,7 @@
 ``parse`` answers only what it fully recognizes — a known command, its known options as
 ``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, one positional argument, plain values
 (see ``table``) — exactly as click and typer would read it. Anything else (help, completion,
-``--version``, ``--``, bundled short flags, an unknown option, a missing or malformed value, a
+the version, ``--``, bundled short flags, an unknown option, a missing or malformed value, a
 missing argument or required option) gives ``None``: the caller hands the command line to the
 typer app, whose messages and exit codes are then the only ones a user ever sees.
 """
@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any
 
-from agentbisect.cli.table import NO, VERBOSE, CommandSpec
+from agentbisect.cli import DEBUG
+from agentbisect.core.options import NO, VERBOSE, CommandSpec
 
 
 def hoist(args: list[str], commands: Collection[str]) -> list[str]:
-    """Accept the global switches anywhere: ``--debug`` after the subcommand goes to the root;
-    ``-v``/``--verbose`` before it goes to the subcommand (``afp -v aggregate X``)."""
+    """Accept the global switches anywhere: ``DEBUG`` after the subcommand goes to the root;
+    ``VERBOSE`` before it goes to the subcommand (``afp -v aggregate X``)."""
     cut = args.index("--") if "--" in args else len(args)
     head, tail = args[:cut], args[cut:]
-    if "--debug" in head:
-        head = ["--debug", *(a for a in head if a != "--debug")]
+    if DEBUG.flag in head:
+        head = [DEBUG.flag, *(a for a in head if a != DEBUG.flag)]
     at = next((i for i, a in enumerate(head) if a in commands), None)
     if at is not None:
         before = head[:at]
@@ -34,7 +35,7 @@ def hoist(args: list[str], commands: Collection[str]) -> list[str]:
 
 
 class Call:
-    """A recognized command line: the command, its keyword values, and the root ``--debug``."""
+    """A recognized command line: the command, its keyword values, and the root ``DEBUG``."""
 
     __slots__ = ("command", "debug", "kwargs")
 
@@ -55,11 +56,11 @@ def parse(
     args = hoist(argv, names)
     if "--" in args:
         return None
-    debug = bool(args) and args[0] == "--debug"
+    debug = bool(args) and args[0] == DEBUG.flag
     if debug:
         args = args[1:]
     if not args or args[0] not in names:
-        return None  # no command, or a root option other than --debug (help, version, …)
+        return None  # no command, or a root option other than debug (help, version, …)
     spec = spec_of(args[0])
     kwargs = spec.defaults()
     positional: list[str] = []
@@ -74,7 +75,7 @@ def parse(
         name, eq, attached = token.partition("=") if token[:2] == "--" else (token, "", "")
         opt = spec.by_flag.get(name)
         if opt is None:
-            return None  # unknown, -h/--help, bundled short flags, -xVALUE
+            return None  # unknown, help, bundled short flags, -xVALUE
         if opt.kind is bool:
             if eq:
                 return None  # click: "option does not take a value"

@@ -1,5 +1,5 @@
-"""What several command bodies share: loading a run (with --verbose), import options, and the
-choice of output format from ``--format`` or a shorthand flag."""
+"""What several command bodies share: loading a run (with ``VERBOSE``), import options, and the
+choice of output format from the format option or a shorthand flag."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from agentbisect.cli.table import FORMAT_FLAGS, JSON
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import FORMAT_FLAGS, JSON
 from agentbisect.render.safetext import clean
 
 if TYPE_CHECKING:
@@ -37,12 +37,12 @@ def _err(line: str) -> None:
 
 
 def say(line: str) -> None:
-    """One ``afp:`` line on stderr (for --verbose)."""
+    """One ``afp:`` line on stderr (for ``VERBOSE``)."""
     _err("afp: " + line)
 
 
 def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
-    """``ImportOptions`` for ``--trace-id``/``--logs``, or ``None`` when neither was given."""
+    """``ImportOptions`` for ``TRACE_ID``/``LOGS``, or ``None`` when neither was given."""
     if trace_id is None and not logs:
         return None
     from agentbisect.importers.base import ImportOptions
@@ -51,7 +51,7 @@ def import_options(trace_id: str | None, logs: list[str] | None) -> Any:
 
 
 def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str) -> str:
-    """The format name from ``--format`` or one shorthand flag (``--json``), never both."""
+    """The format name from the format option or one shorthand flag (``JSON``), never both."""
     if fmt is not None and shorthand is not None and fmt.value != shorthand:
         raise UsageError(f"give {FORMAT_FLAGS[0]} or {flag}, not both")
     if fmt is not None:
@@ -60,5 +60,5 @@ def pick_format(fmt: Enum | None, shorthand: str | None, flag: str, default: str
 
 
 def pick_json_format(fmt: Enum | None, as_json: bool) -> str:
-    """``pick_format`` for the commands whose only shorthand is ``--json`` and default ``table``."""
+    """``pick_format`` for the commands whose only shorthand is ``JSON`` and default ``table``."""
     return pick_format(fmt, "json" if as_json else None, JSON.flag, "table")

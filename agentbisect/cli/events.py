@@ -3,72 +3,61 @@ and body."""
 
 from __future__ import annotations
 
-from agentbisect.cli.table import (
+from agentbisect.core.errors import UsageError
+from agentbisect.core.options import (
+    AT,
     FILE,
     FORCE,
     LOGS,
     OUTPUT,
+    STAGE,
+    SUBFLOW_PATH,
+    TABLE_FORMAT,
     TRACE_ID,
+    TYPES,
     VERBOSE,
     CommandSpec,
     Opt,
     format_opt,
 )
-from agentbisect.core.errors import UsageError
+from agentbisect.core.options import JSON as REPORT_JSON
 from agentbisect.render.formats import EventsFormat
 
-HELP = """Print the domain-event stream: a table on a terminal, JSON Lines in a pipe or with --json.
+FORMAT = format_opt(EventsFormat, "Default: table on a terminal, jsonl in a pipe.")
+# events' shorthands: the shared JSON option means JSON Lines here
+JSON = REPORT_JSON.replace(help=f"Shorthand for {FORMAT.flag} jsonl.")
+TABLE = TABLE_FORMAT
+LIMIT = Opt("limit", "--limit", kind=int, min=0, metavar="N", help="At most N events.")
+STEPS = Opt("steps", "--steps", kind=bool, help="Print the step graph instead.")
+
+# The examples' comments line up in the printed help, not here.
+HELP = f"""Print the domain-event stream: a table on a terminal, JSON Lines in a pipe or with {JSON.flag}.
 
 JSON Lines carry each event exactly as recorded (upstream camelCase names, field order and
 any fields from newer producers), so `afp events run.json | jq 'select(.type=="llm.end")'`
-works; --format json prints them as one array.
+works; {FORMAT.flag} json prints them as one array.
 
 Examples:
 
 \b
   afp events run.json                       # a table on a terminal
-  afp events run.json -t 'llm.*' --limit 5
-  afp events run.json --stage call-llm#40 --json | jq .type
-  afp events run.json --at 12               # ranges open at commit 12
-  afp events run.json --steps               # the step graph
-  afp events run.json --json -o events.jsonl
+  afp events run.json -t 'llm.*' {LIMIT.flag} 5
+  afp events run.json {STAGE.flag} call-llm#40 {JSON.flag} | jq .type
+  afp events run.json {AT.flag} 12               # ranges open at commit 12
+  afp events run.json {STEPS.flag}               # the step graph
+  afp events run.json {JSON.flag} -o events.jsonl
 """
-
-FORMAT = format_opt(EventsFormat, "Default: table on a terminal, jsonl in a pipe.")
-# events' shorthands: --json is JSON Lines here
-JSON = Opt("as_json", "--json", kind=bool, help=f"Shorthand for {FORMAT.flag} jsonl.")
-TABLE = Opt("table", "--table", kind=bool, help=f"Shorthand for {FORMAT.flag} table.")
 
 SPEC = CommandSpec(
     "events",
     HELP,
     FILE,
-    Opt(
-        "types",
-        "--type",
-        "-t",
-        default=[],
-        metavar="TYPE",
-        multiple=True,
-        help="Only these types; glob patterns such as 'llm.*'. Repeatable.",
-    ),
-    Opt("stage", "--stage", metavar="STEP_ID", help="Only events of this runtimeStageId."),
-    Opt(
-        "path",
-        "--path",
-        metavar="SUBFLOW_PATH",
-        help="Only events under this subflow path prefix, e.g. sf-tools or a/b.",
-    ),
-    Opt(
-        "at",
-        "--at",
-        kind=float,
-        metavar="COMMIT",
-        help="Only the boundary events (entry and exit) of the ranges enclosing this commit "
-        "position.",
-    ),
-    Opt("limit", "--limit", kind=int, min=0, metavar="N", help="At most N events."),
-    Opt("steps", "--steps", kind=bool, help="Print the step graph instead."),
+    TYPES,
+    STAGE,
+    SUBFLOW_PATH,
+    AT,
+    LIMIT,
+    STEPS,
     FORMAT,
     JSON,
     TABLE,

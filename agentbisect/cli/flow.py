@@ -2,8 +2,8 @@
 
 ``call`` runs a command body: our error family prints one line and exits with its code, a closed
 pipe is a quiet 0, Ctrl-C is 130, anything else is an "internal error" line (a traceback too
-with ``--debug``) and 2. ``cli.typer_app.command_of`` wraps it for typer; ``cli.fast`` calls it
-directly.
+with the root ``DEBUG`` option) and 2. ``cli.typer_app.command_of`` wraps it for typer; ``cli.fast``
+calls it directly.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from agentbisect.cli import DEBUG
 from agentbisect.core.errors import AgentbisectError
 from agentbisect.render import notes
 from agentbisect.render.console import flush_stdout, silence_stdout
@@ -22,7 +23,7 @@ class _State:
     debug: bool = False
 
 
-state = _State()  # the root --debug, set by whichever front end parsed it
+state = _State()  # the root DEBUG option, set by whichever front end parsed it
 
 # Errors writing to stdout that are the destination's fault, not afp's.
 _OUTPUT_ERRNOS = frozenset(
@@ -59,7 +60,7 @@ def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
         flush_stdout()
         return 0
     except AgentbisectError as exc:
-        # --debug adds the traceback; the exit code stays the error's (2 for bad input),
+        # Debugging adds the traceback; the exit code stays the error's (2 for bad input),
         # so a script does not mistake a debugged input error for a tripped gate (1).
         _traceback_if_debug()
         say(exc.message)
@@ -86,5 +87,7 @@ def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
             silence_stdout()
             say(f"cannot write the output to stdout ({exc.strerror or exc})")
         else:
-            say(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)")
+            say(
+                f"internal error: {type(exc).__name__}: {exc} (rerun with {DEBUG.flag} for details)"
+            )
         return 2

@@ -6,60 +6,29 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from agentbisect.cli.table import (
+from agentbisect.core.errors import GateTripped, UsageError
+from agentbisect.core.options import (
+    DB,
     FORCE,
+    FROM,
     JSON,
     OUTPUT,
+    QUERY,
     REPORT_FORMATS,
+    TABLE,
+    TO,
     VERBOSE,
     Arg,
     CommandSpec,
     Opt,
     format_opt,
 )
-from agentbisect.core.errors import GateTripped, UsageError
 from agentbisect.render.formats import ReportFormat
 
 if TYPE_CHECKING:
     from agentbisect.schema.genui import GenuiStats
 
-HELP = """Summarize generative-UI tool calls: first-try rate, retries, errors, cost and latency.
 
-Rows are deduplicated by toolCallId (the last wins), then filtered by --from/--to, then
-summarized with the upstream GenuiStats rules. Without --json the tables are printed even
-when stdout is not a terminal (pipe to less keeps them readable); use --json for machines:
-it prints the GenuiStats document with keys in the upstream order.
-
-Examples:
-
-\b
-  afp genui-stats calls.jsonl
-  afp genui-stats calls.json.gz --from 2026-11-01 --to 2026-11-30 --json
-  afp genui-stats --db sqlite:///telemetry.db --min-first-try-rate 0.9
-"""
-
-DB = Opt(
-    "db",
-    "--db",
-    metavar="URL",
-    help="Read the rows from a database instead: sqlite:///path.db (sqlite:////abs/path.db) "
-    "or postgresql://user:pass@host/db (needs the [postgres] extra).",
-)
-TABLE = Opt(
-    "table",
-    "--table",
-    metavar="NAME",
-    help=f"Table to read with {DB.flag}. [default: genui_calls]",
-)
-QUERY = Opt(
-    "query",
-    "--query",
-    metavar="SQL",
-    help=f"A SELECT to read the rows with {DB.flag}, instead of a table. Columns map to fields "
-    "by camelCase or snake_case name.",
-)
-FROM = Opt("from_day", "--from", metavar="YYYY-MM-DD", help="First UTC day to include (inclusive).")
-TO = Opt("to_day", "--to", metavar="YYYY-MM-DD", help="Last UTC day to include (inclusive).")
 MIN_RATE = Opt(
     "min_first_try_rate",
     "--min-first-try-rate",
@@ -74,6 +43,21 @@ MAX_FAILED = Opt(
     metavar="N",
     help="CI gate: exit 1 (after printing) when more than N calls failed.",
 )
+
+HELP = f"""Summarize generative-UI tool calls: first-try rate, retries, errors, cost and latency.
+
+Rows are deduplicated by toolCallId (the last wins), then filtered by {FROM.flag}/{TO.flag}, then
+summarized with the upstream GenuiStats rules. Without {JSON.flag} the tables are printed even
+when stdout is not a terminal (pipe to less keeps them readable); use {JSON.flag} for machines:
+it prints the GenuiStats document with keys in the upstream order.
+
+Examples:
+
+\b
+  afp genui-stats calls.jsonl
+  afp genui-stats calls.json.gz {FROM.flag} 2026-11-01 {TO.flag} 2026-11-30 {JSON.flag}
+  afp genui-stats {DB.flag} sqlite:///telemetry.db {MIN_RATE.flag} 0.9
+"""
 
 SPEC = CommandSpec(
     "genui-stats",
@@ -130,7 +114,7 @@ def run(
     from agentbisect.genui.stats import genui_stats as compute
 
     name = pick_json_format(fmt, as_json)
-    # A SQLite database named by --db is an input too: -o must never write over it.
+    # A SQLite database named by DB is an input too: -o must never write over it.
     sqlite = db[len("sqlite:///") :] if db is not None and db.startswith("sqlite:///") else None
     check_output(output, force, [p for p in (file, sqlite) if p is not None])
     result = compute(

@@ -1,6 +1,6 @@
 """``-o FILE`` for the report commands: whatever the chosen renderer writes goes to FILE instead of
 stdout, with ``afp record``'s rules — written atomically, never over an input, never over an
-existing file without ``--force``, and only ever replacing a regular file."""
+existing file without ``FORCE``, and only ever replacing a regular file."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from agentbisect.cli.table import FORMAT_FLAGS, OUTPUT
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import FORMAT_FLAGS, OUTPUT
 
 
 def check_output(output: str | None, force: bool, inputs: Sequence[str]) -> None:

@@ -3,28 +3,38 @@ option table and body."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-from agentbisect.cli.table import (
+from agentbisect.core.options import (
+    DETAIL,
+    FORCE,
     JSON,
     LOGS,
+    OUTPUT,
     TRACE_ID,
     VERBOSE,
     Arg,
     CommandSpec,
+    Detail,
     Opt,
     format_opt,
 )
 from agentbisect.model.record import DEFAULT_MAX_EVENTS
 from agentbisect.render.formats import SummaryFormat
 
+MAX_EVENTS = Opt(
+    "max_events",
+    "--max-events",
+    kind=int,
+    default=DEFAULT_MAX_EVENTS,
+    min=1,
+    metavar="N",
+    help="Keep at most N typed events (a whole number ≥ 1), dropping the oldest.",
+)
+FORMAT = format_opt(
+    SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."
+)
 
-class Detail(StrEnum):
-    full = "full"
-    lean = "lean"
-
-
-HELP = """Write a canonical recording from a JSON Lines capture or any recording afp reads.
+# The capture format (its JSON braces kept as written), then what is said about the options.
+CAPTURE_HELP = """Write a canonical recording from a JSON Lines capture or any recording afp reads.
 
 INPUT is either a recording in any shape afp reads (envelope, {snapshot, events, structure},
 trace, bare snapshot, bare BoundaryEvents row; gzip or '-' for stdin), which is re-projected,
@@ -52,12 +62,16 @@ later lines, and each commit line sets it to the length of the commit log. A cap
 neither "commits" nor commit lines was recorded without commit tracking: every position is 0
 and the boundary index stays empty (legacy; this cannot be repaired later).
 
-The output is {snapshot, events, structure}, or the agentfootprint.recording.v1 envelope when
-typed events were dropped by --max-events (only an envelope can carry droppedEvents). It is
-written atomically, never over INPUT, and never over an existing file without --force. The
+"""
+
+HELP = (
+    CAPTURE_HELP
+    + f"""The output is {{snapshot, events, structure}}, or the agentfootprint.recording.v1 envelope when
+typed events were dropped by {MAX_EVENTS.flag} (only an envelope can carry droppedEvents). It is
+written atomically, never over INPUT, and never over an existing file without {FORCE.flag}. The
 summary goes to stderr.
 
-Lean (--detail lean) drops payload, args, result, content and contentSummary from every
+Lean ({DETAIL.flag} lean) drops payload, args, result, content and contentSummary from every
 domain event. It is not redaction: rationale, reason and systemPromptText survive, and the
 typed events and snapshot still hold full content.
 
@@ -65,9 +79,10 @@ Examples:
 
 \b
   afp record run.capture.jsonl -o run.recording.json
-  afp record big.recording.json -o small.json.gz --detail lean --max-events 2000
-  afp record run.json -o out.json --force --format json | jq .honestyFlags
+  afp record big.recording.json -o small.json.gz {DETAIL.flag} lean {MAX_EVENTS.flag} 2000
+  afp record run.json -o out.json {FORCE.flag} {FORMAT.flag} json | jq .honestyFlags
 """
+)
 
 SPEC = CommandSpec(
     "record",
@@ -77,39 +92,18 @@ SPEC = CommandSpec(
         "INPUT",
         "Capture (.jsonl), recording, OpenTelemetry trace or chat transcript; - for stdin.",
     ),
-    Opt(
-        "output",
-        "-o",
-        "--output",
-        metavar="FILE",
-        required=True,
-        help="File to write (.gz compresses).",
-    ),
-    Opt(
-        "detail",
-        "--detail",
-        kind=Detail,
-        default=Detail.full,
-        help="full: domain events with content; lean: without content.",
-    ),
+    OUTPUT.replace(required=True, help="File to write (.gz compresses)."),
+    DETAIL,
     Opt(
         "keep_embeddings",
         "--keep-embeddings",
         kind=bool,
         help="Keep raw embedding vectors (default: replace them with {dims, norm}).",
     ),
-    Opt(
-        "max_events",
-        "--max-events",
-        kind=int,
-        default=DEFAULT_MAX_EVENTS,
-        min=1,
-        metavar="N",
-        help="Keep at most N typed events (a whole number ≥ 1), dropping the oldest.",
-    ),
+    MAX_EVENTS,
     Opt("gzip", "--gzip", kind=bool, help="gzip the output (also implied by .gz)."),
-    Opt("force", "--force", kind=bool, help="Overwrite an existing OUTPUT."),
-    format_opt(SummaryFormat, "The summary: table (on stderr, the default) or json (on stdout)."),
+    FORCE.replace(help="Overwrite an existing OUTPUT."),
+    FORMAT,
     JSON,
     VERBOSE,
     TRACE_ID,

@@ -16,9 +16,9 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover - depends on the installed typer
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
-from agentbisect.cli import MODULES, body_of, flow, spec_of
+from agentbisect.cli import DEBUG, HELP_FLAGS, MODULES, VERSION, body_of, flow, spec_of
 from agentbisect.cli.argv import hoist
-from agentbisect.cli.table import Arg, CommandSpec, Opt
+from agentbisect.core.options import Arg, CommandSpec, Opt
 from agentbisect.core.signals import Terminated, raising_on_termination
 from agentbisect.render.console import silence_stdout
 
@@ -54,7 +54,7 @@ class AfpGroup(TyperGroup):
         except click_errors.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "afp"
             message = exc.format_message().replace("Value error, ", "")  # pydantic noise
-            _say(f"{message} (see '{where} --help')")
+            _say(f"{message} (see '{where} {HELP_FLAGS[-1]}')")
             sys.exit(exc.exit_code)
         except click_errors.ClickException as exc:
             exc.show()
@@ -74,7 +74,7 @@ app = typer.Typer(
     help="Forensics for recorded agentfootprint agent runs (events, rollups, context bisect).",
     no_args_is_help=True,
     add_completion=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": list(HELP_FLAGS)},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -90,18 +90,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    debug: bool = typer.Option(
-        False,
-        "--debug",
-        help="Show tracebacks instead of one-line errors (also after the command).",
-    ),
+    debug: bool = typer.Option(False, *DEBUG.flags, help=DEBUG.help),
     version: bool = typer.Option(
-        False,
-        "--version",
-        "-V",
-        callback=_version,
-        is_eager=True,
-        help="Print afp's version and exit.",
+        False, *VERSION.flags, callback=_version, is_eager=True, help=VERSION.help
     ),
 ) -> None:
     flow.state.debug = debug

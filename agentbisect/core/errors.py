@@ -40,7 +40,7 @@ class UsageError(AgentbisectError):
 
 
 class GateTripped(AgentbisectError):
-    """A CI gate the user asked for (``--fail-on``, ``--max-failed`` …) was violated."""
+    """A CI gate the user asked for (``afp bisect``'s honesty-flag gate, ``afp genui-stats``' thresholds …) was violated."""
 
     exit_code = 1
 

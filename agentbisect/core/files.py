@@ -18,6 +18,7 @@ import tempfile
 import time
 
 from agentbisect.core.errors import UsageError
+from agentbisect.core.options import FORCE
 
 
 def gzip_bytes(data: bytes) -> bytes:
@@ -54,10 +55,10 @@ def check_target(path: str, *, force: bool) -> os.stat_result | None:
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(
             f"{path} is {kind_of(st.st_mode)}, not a regular file; afp only replaces regular "
-            "files (--force does not change that)"
+            f"files ({FORCE.flag} does not change that)"
         )
     if not force:
-        raise UsageError(f"{path} exists; pass --force to overwrite it")
+        raise UsageError(f"{path} exists; pass {FORCE.flag} to overwrite it")
     return st
 
 
@@ -118,11 +119,11 @@ def write_atomic(path: str, data: bytes, *, force: bool = False) -> None:
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                raise UsageError(f"{path} exists; pass --force to overwrite it") from None
+                raise UsageError(f"{path} exists; pass {FORCE.flag} to overwrite it") from None
             except OSError:
                 # Filesystems without hard links: fall back to a checked rename.
                 if os.path.lexists(path):
-                    raise UsageError(f"{path} exists; pass --force to overwrite it") from None
+                    raise UsageError(f"{path} exists; pass {FORCE.flag} to overwrite it") from None
                 os.replace(tmp, path)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None

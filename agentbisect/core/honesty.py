@@ -1,7 +1,7 @@
 """The honesty vocabulary: one ``HonestyFlag`` type and the registry of every flag name afp raises.
 
 A flag is a limit of the evidence, carried as data on every result (tables and JSON alike). Each
-name is registered here once, with a one-line meaning and where it comes from; ``--fail-on``
+name is registered here once, with a one-line meaning and where it comes from; ``afp bisect``'s gate option
 choices and the README table are derived from this registry, and a test checks that no module
 raises a name that is not in it.
 """
@@ -46,7 +46,7 @@ _ALL = (
         ("no-llm-call-ids", "no LLM-call ids: the ranking is structure-only"),
         ("baseline-unstable", "the un-ablated baseline flips: verdicts inconclusive"),
     ),
-    # --- raised by afp's own bisect extensions (never on an --upstream report)
+    # --- raised by afp's own bisect extensions (never on an upstream-parity report)
     *_group(
         "bisect",
         (

@@ -3,7 +3,7 @@
 Every text the localizer embeds is ``JSON.stringify`` output built by JavaScript, so the mock
 embedder only reproduces upstream scores when our strings are byte-identical: JS object key order,
 ``Number::toString`` digits, JS string escaping (lone surrogates as ``\\udXXX``) and caps counted in
-UTF-16 code units. The same writer serializes reports (``--json``) so output compares with
+UTF-16 code units. The same writer serializes reports (JSON output) so output compares with
 upstream's, and ``to_fixed`` reproduces ``Number.prototype.toFixed`` for the text rendering.
 """
 

@@ -1,4 +1,4 @@
-"""Files named by options (``--control-deps FILE``, ``--missing-context FILE``, ``@FILE`` texts).
+"""Files named by options (``afp bisect``'s control deps and missing context, ``@FILE`` texts).
 
 They are user input like any recording, so they take the same road: the bounded reader (size cap,
 gzip, UTF-8 BOM accepted, UTF-16/32 named), and JSON decoding on the deep-stack thread with the

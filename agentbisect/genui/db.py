@@ -1,4 +1,4 @@
-"""Read genui rows from a database: ``--db sqlite:///path.db`` or ``--db postgresql://…``.
+"""Read genui rows from a database (``DB``): ``sqlite:///path.db`` or ``postgresql://…``.
 
 Columns map to row fields by name, camelCase or snake_case, case-insensitively (PostgreSQL folds
 unquoted identifiers to lower case). We select the mapped columns in the row Struct's field order
@@ -19,6 +19,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 import msgspec
 
 from agentbisect.core.errors import InputError, UsageError
+from agentbisect.core.options import DB, QUERY, TABLE
 from agentbisect.genui.columns import Columns, ColumnsBuilder, RowOutOfRange
 from agentbisect.genui.load import field_and_problem
 from agentbisect.schema.genui import REQUIRED_ROW_FIELDS, ROW_FIELDS, GenuiCallRowTuple
@@ -56,7 +57,7 @@ def redact(url: str) -> str:
 
 def _quote_identifier(name: str) -> str:
     if not _IDENTIFIER.fullmatch(name):
-        raise UsageError(f"--table {name!r}: expected a name like genui_calls or schema.table")
+        raise UsageError(f"{TABLE.flag} {name!r}: expected a name like genui_calls or schema.table")
     return ".".join(f'"{part}"' for part in name.split("."))
 
 
@@ -120,10 +121,10 @@ def _sources(table: str | None, query: str | None) -> tuple[str, str]:
     """``(FROM clause, label for messages)``."""
     if query is not None:
         if table is not None:
-            raise UsageError("give --table or --query, not both")
+            raise UsageError(f"give {TABLE.flag} or {QUERY.flag}, not both")
         body = query.strip().rstrip(";")
         if not body:
-            raise UsageError("--query is empty")
+            raise UsageError(f"{QUERY.flag} is empty")
         return f"({body}) AS genui_rows", "query"
     name = table or DEFAULT_TABLE
     return _quote_identifier(name), name
@@ -133,7 +134,7 @@ def _sqlite_path(url: str) -> str:
     # sqlite:///relative/path.db and sqlite:////absolute/path.db (the SQLAlchemy convention).
     path = unquote(url[len("sqlite:///") :])
     if not path:
-        raise UsageError("--db sqlite:///PATH: the path is missing")
+        raise UsageError(f"{DB.flag} sqlite:///PATH: the path is missing")
     return path
 
 
@@ -170,7 +171,7 @@ def _import_psycopg() -> Any:
         import psycopg
     except ImportError:
         raise UsageError(
-            "--db postgresql://… needs the psycopg driver: pip install 'agentbisect[postgres]'"
+            f"{DB.flag} postgresql://… needs the psycopg driver: pip install 'agentbisect[postgres]'"
         ) from None
     return psycopg
 
@@ -217,12 +218,12 @@ def read_db_chunks(
     scheme = url.split(":", 1)[0].lower()
     if scheme == "sqlite":
         if not url.startswith("sqlite:///"):
-            raise UsageError(f"--db {url}: expected sqlite:///PATH (three slashes)")
+            raise UsageError(f"{DB.flag} {url}: expected sqlite:///PATH (three slashes)")
         return _sqlite_chunks(url, table, query)
     if scheme in ("postgresql", "postgres"):
         return _postgres_chunks(url, table, query)
     raise UsageError(
-        f"--db {redact(url)}: unsupported URL; expected sqlite:///PATH or postgresql://…"
+        f"{DB.flag} {redact(url)}: unsupported URL; expected sqlite:///PATH or postgresql://…"
     )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from datetime import UTC
 from typing import Any, TypeVar
 
+from agentbisect.core.options import FROM, TO
 from agentbisect.genui.columns import day_number
 
 T = TypeVar("T")
@@ -16,7 +17,7 @@ def check_range(from_day: str | None, to_day: str | None) -> None:
     low = day_number(from_day) if from_day is not None else None
     high = day_number(to_day) if to_day is not None else None
     if low is not None and high is not None and low > high:
-        raise ValueError(f"--from {from_day} is later than --to {to_day}")
+        raise ValueError(f"{FROM.flag} {from_day} is later than {TO.flag} {to_day}")
 
 
 def row_day(row: Any) -> str:

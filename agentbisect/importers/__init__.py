@@ -58,7 +58,7 @@ def importer_for(data: bytes) -> Importer | None:
 
 
 def check_options(imp: Importer | None, options: ImportOptions | None) -> None:
-    """Refuse ``--trace-id``/``--logs`` for a format that takes no such option."""
+    """Refuse ``TRACE_ID``/``LOGS`` for a format that takes no such option."""
     given = options.given() if options is not None else []
     if given and not getattr(imp, "TAKES_OPTIONS", False):
         label = imp.LABEL if imp is not None else "this input"
@@ -161,7 +161,7 @@ def shape_label(shape: str) -> str:
 def load(path: str, options: ImportOptions | None = None) -> Loaded:
     """Read ``path`` (or ``-``), tell its format and decode it; ``InputError`` if unreadable.
 
-    ``options`` (``--trace-id``, ``--logs``) are for the formats that take them (traces)."""
+    ``options`` (``TRACE_ID``, ``LOGS``) are for the formats that take them (traces)."""
     name, data, compressed = read_input(path)
     # Only the buffer holds the bytes from here on, so an importer that reads them into its own
     # model (traces) can free them before it builds the recording.
@@ -194,6 +194,6 @@ def load_bytes(
 
 
 def open_run(path: str, options: ImportOptions | None = None) -> Run:
-    """Load ``path`` (or ``-``) and wrap it as a ``Run``; ``options`` for traces (--trace-id,
-    --logs)."""
+    """Load ``path`` (or ``-``) and wrap it as a ``Run``; ``options`` for traces (``TRACE_ID``,
+    ``LOGS``)."""
     return Run(load(path, options))

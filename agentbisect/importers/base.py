@@ -8,6 +8,7 @@ import msgspec
 from msgspec import Struct, field
 
 from agentbisect.core.honesty import HonestyFlag
+from agentbisect.core.options import LOGS, TRACE_ID
 
 if TYPE_CHECKING:
     from agentbisect.model.record import RunRecording
@@ -17,16 +18,16 @@ DEFAULT_MAX_EVENTS = 10_000  # the recording API's default typed-event cap
 
 
 class ImportOptions(Struct):
-    """Options only some formats take: which trace of several (``--trace-id``) and log records
-    in other files (``--logs``) for OpenTelemetry traces. Importers that take none refuse them."""
+    """Options only some formats take: which trace of several (``TRACE_ID``) and log records
+    in other files (``LOGS``) for OpenTelemetry traces. Importers that take none refuse them."""
 
     trace_id: str | None = None
     logs: list[str] = field(default_factory=list)
 
     def given(self) -> list[str]:
         """The command-line names of the options that were set."""
-        return (["--trace-id"] if self.trace_id is not None else []) + (
-            ["--logs"] if self.logs else []
+        return ([TRACE_ID.flag] if self.trace_id is not None else []) + (
+            [LOGS.flag] if self.logs else []
         )
 
 
@@ -116,7 +117,7 @@ class Importer(Protocol):
     """
 
     NAME: str  # short id, e.g. "capture"
-    LABEL: str  # how messages and ``--verbose`` name it, e.g. "capture (JSON Lines)"
+    LABEL: str  # how messages and ``VERBOSE`` name it, e.g. "capture (JSON Lines)"
 
     def sniff(self, data: bytes) -> bool: ...
 

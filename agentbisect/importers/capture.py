@@ -3,7 +3,7 @@
 Each line holds exactly one of ``flow``, ``typed``, ``commit``, ``snapshot`` (after an optional
 ``{"afp": "capture"}`` header); the lines are replayed through the recorder port
 (``boundary.recorder``) into the recording the engine would have frozen. The format is described
-in ``afp record --help``.
+in ``afp record``'s help.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def convert(
     keep_embeddings: bool = False,
     max_events: object = DEFAULT_MAX_EVENTS,
 ) -> Conversion:
-    """Replay a JSON Lines capture through the recorder (format: see ``afp record --help``)."""
+    """Replay a JSON Lines capture through the recorder (format: see ``afp record``'s help)."""
     # Every input is sniffed here first; only a capture pays for the recorder (~1.5 ms).
     from agentbisect.model.boundary.recorder import BoundaryRecorder
     from agentbisect.model.record import RunRecording

@@ -8,13 +8,15 @@ from typing import Any
 
 import msgspec
 
+from agentbisect.core.options import LOGS
+
 REDACTED = "__REDACTED__"
 _ENC = msgspec.json.Encoder()
 MIN_DOC_CHARS = 20  # shorter document texts are too common to say which input part quotes them
 CAPTURE_HINT = (
     "turn content capture on: opentelemetry-instrumentation-openai-v2 "
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (2.4+; 'true' for 2.3 and older, "
-    "content then arrives as log records: pass them with --logs), OpenInference "
+    f"content then arrives as log records: pass them with {LOGS.flag}), OpenInference "
     "OPENINFERENCE_HIDE_INPUTS/OPENINFERENCE_HIDE_OUTPUTS unset (or false), OpenLLMetry "
     "TRACELOOP_TRACE_CONTENT=true"
 )

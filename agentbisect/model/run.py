@@ -219,7 +219,7 @@ class Run:
         return CommitLog(decode_commit_log(self.loaded))
 
     def committed_step_ids(self) -> set[str]:
-        """The ids of the steps with a commit (what ``--at-step`` takes), without indexing the
+        """The ids of the steps with a commit (what ``AT_STEP`` takes), without indexing the
         log when it is not indexed already: ``afp aggregate`` reads nothing else of it."""
         log = self.__dict__.get("commit_log")
         if log is not None:
@@ -253,7 +253,7 @@ class Run:
 
     @cached_property
     def control_deps(self) -> ControlDeps | None:
-        """The control-dependence lookup recorded with the run (assignable: ``--control-deps``)."""
+        """The control-dependence lookup recorded with the run (assignable: ``afp bisect``'s control deps)."""
         return recorded_control_deps(self.loaded)
 
     @cached_property
@@ -463,7 +463,7 @@ class Run:
     # ----------------------------------------------------------------- description
 
     def source(self) -> dict[str, Any]:
-        """What was read, for ``--json`` output and ``--verbose``."""
+        """What was read, for JSON output and ``VERBOSE``."""
         lo = self.loaded
         events = self.events  # completing them may say where they came from (domain_source)
         dom = lo.domain

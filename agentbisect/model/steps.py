@@ -137,7 +137,7 @@ def quality_lowest(loaded: Loaded) -> QualityEntry | None:
 
 def final_answer(events: list[TypedEvent]) -> str | None:
     """The run's final answer: the last ``turn_end`` ``finalContent``, else the last non-empty
-    ``llm_end`` content. Used as the default ``--original-output``."""
+    ``llm_end`` content. Used as the default original output of reruns."""
     final: str | None = None
     last_llm: str | None = None
     for ev in events:

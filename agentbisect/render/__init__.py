@@ -35,7 +35,7 @@ RENDERERS: dict[str, str] = {
 
 
 def get_renderer(name: str) -> Renderer:
-    """The renderer module for a format name (a ``--format`` value)."""
+    """The renderer module for a format name (a format option's value)."""
     return cast(Renderer, importlib.import_module(RENDERERS[name]))
 
 

@@ -19,7 +19,10 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
+from agentbisect.core.options import JSON
+
 Cell = str | Text
+JSON_HAS_THEM = f"{JSON.flag} has them"  # where the columns left out are, by default
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,7 @@ def fitted_table(
     return table, [cols[i].header for i in range(len(cols)) if i not in kept]
 
 
-def left_out_note(headers: Sequence[str], width: int, where: str = "--json has them") -> str | None:
+def left_out_note(headers: Sequence[str], width: int, where: str = JSON_HAS_THEM) -> str | None:
     """The line that says which columns did not fit, and where they are (None when all fit)."""
     if not headers:
         return None
@@ -209,7 +212,7 @@ def print_fitted(
     con: Any,
     cols: Sequence[Col],
     rows: Sequence[Sequence[Cell]],
-    where: str = "--json has them",
+    where: str = JSON_HAS_THEM,
     **table_args: Any,
 ) -> None:
     """Print ``fitted_table`` on ``con`` at its width, then the note on any columns left out."""

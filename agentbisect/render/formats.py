@@ -1,4 +1,4 @@
-"""The ``--format`` choices of each command, as Enums (typer validates them and lists them)."""
+"""The format choices of each command, as Enums (typer validates them and lists them)."""
 
 from __future__ import annotations
 

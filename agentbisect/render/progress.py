@@ -64,7 +64,9 @@ class RerunBar:
     def __init__(self, progress: Progress, task: TaskID) -> None:
         self._progress = progress
         self._task = task
-        self._lock = threading.Lock()  # parallel reruns (--jobs) report from several threads
+        self._lock = (
+            threading.Lock()
+        )  # parallel reruns (afp bisect's jobs) report from several threads
         self._done = 0
         self._phase = "reruns"
         self._total = 0

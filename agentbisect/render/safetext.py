@@ -35,7 +35,7 @@ _ESCAPES = (
 )
 _UNSAFE = f"[{UNSAFE_CHARS}]"
 _LINE_BREAKS = r"\r\n|[\r\n\t]"
-# Compiled on first use: an ordinary `--json` run scrubs nothing, and compiling the three (the
+# Compiled on first use: an ordinary JSON run scrubs nothing, and compiling the three (the
 # bidi ranges make big character sets) took ~0.4 ms of every start.
 _compiled: tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]] | None = None
 

@@ -1,7 +1,7 @@
 """The ``text`` renderer: upstream's ``formatContextBugReport`` (bisect.md §9.3), line for line.
 
 Structural tokens, separators and number formats (JS ``toFixed``, ``Number::toString``) are the
-contract; the fixed sentences are our own words. A report made outside ``--upstream`` carries
+contract; the fixed sentences are our own words. A report made outside upstream parity carries
 ``embedder`` and ``ranking``: the text then names them, and an evidence-first report lists its
 content-backed suspects (each with what it said and its evidence signals) apart from the
 structure-only ones. A report without those fields renders exactly as upstream's.
@@ -12,6 +12,7 @@ from __future__ import annotations
 from msgspec import UNSET
 
 from agentbisect.core.js import js_number, to_fixed
+from agentbisect.core.options import EXPECTED
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_text
 from agentbisect.render.safetext import clean
@@ -208,7 +209,7 @@ def _ranking_line(r: ContextBugReport) -> str:
         if r.ranking == "evidence-first":
             ranking += " (content-backed suspects by evidence score, then structure-only)"
         if r.contrastive is True:
-            ranking += " · contrastive (--expected)"
+            ranking += f" · contrastive ({EXPECTED.flag})"
         parts.append(ranking)
     return " · ".join(parts)
 

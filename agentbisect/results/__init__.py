@@ -52,7 +52,7 @@ class EventsResult(Struct):
 
 
 class StepGraphResult(Struct):
-    """``afp events --steps``: the step graph as its JSON document."""
+    """``afp events``' step-graph option: the step graph as its JSON document."""
 
     graph: dict[str, Any]
     lean: bool
@@ -65,15 +65,15 @@ class AggregateResult(Struct, dict=True):  # dict: room for the cached overview
     source: dict[str, Any]
     run_row: BoundaryAggregate
     aggregates: list[BoundaryAggregate]
-    hidden: list[bool]  # aligned with aggregates: all-zero agent-internal rows (shown with --all)
+    hidden: list[bool]  # aligned with aggregates: all-zero agent-internal rows (shown with ``ALL``)
     ranges: list[Range]
     parents: dict[str, str]  # group id -> parent group id, to nest the index tree
     strip: list[Stop]
     flags: list[HonestyFlag]
     llm_calls: list[LlmCallRow] = field(default_factory=list)
-    localizable: set[str] = field(default_factory=set)  # step ids afp bisect --at-step takes
+    localizable: set[str] = field(default_factory=set)  # step ids AT_STEP takes
     show_all: bool = False
-    # imported runs only (traces, transcripts): one row per LLM/tool step, the ids --at-step
+    # imported runs only (traces, transcripts): one row per LLM/tool step, the ids AT_STEP
     # takes, and every trace the file held
     calls: list[dict[str, Any]] | None = None
     traces: list[dict[str, Any]] | None = None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from msgspec import UNSET, Struct, field
 
 from agentbisect.core.js import to_fixed
+from agentbisect.core.options import RERUN
 from agentbisect.results.report import ContextBugReport, Suspect
 
 if TYPE_CHECKING:
@@ -29,8 +30,8 @@ def preview(text: str, words: int = 12) -> str:
 
 # What a report without a verdict advises (the text rendering): afp's options by default; the
 # bisect policy chooses (upstream's sentences name its library API)
-NO_VERDICT = "rerun with --rerun CMD to test causally"
-NO_RESTORE_VERDICT = "add --rerun CMD to test restoring it"
+NO_VERDICT = f"rerun with {RERUN.flag} CMD to test causally"
+NO_RESTORE_VERDICT = f"add {RERUN.flag} CMD to test restoring it"
 
 
 class SuspectView(Struct, frozen=True):

@@ -2,7 +2,7 @@
 
 Field order is the JSON key order. Optional keys default to ``UNSET`` so they stay absent; ``0``
 and ``[]`` are real values and are always written. ``report_json`` writes a report with the
-ECMAScript number rules (§4.3), so ``--json`` output compares byte for byte with upstream's.
+ECMAScript number rules (§4.3), so JSON output compares byte for byte with upstream's.
 """
 
 from __future__ import annotations
@@ -14,32 +14,6 @@ from msgspec import UNSET, Struct, UnsetType
 
 from agentbisect.core.honesty import HonestyFlag
 from agentbisect.core.js import js_stringify
-
-__all__ = [
-    "AblationRunStats",
-    "AblationSpec",
-    "AblationVerdict",
-    "Attribution",
-    "AttributionCost",
-    "ContextBugReport",
-    "CostStats",
-    "CostVerdict",
-    "CulpritsResult",
-    "EdgeKey",
-    "EdgePathStep",
-    "HonestyFlag",
-    "NumRange",
-    "RestoredCandidate",
-    "SimilarityStats",
-    "SliceStats",
-    "SourceWeight",
-    "SurrogateFit",
-    "Suspect",
-    "SuspectDetail",
-    "Truncated",
-    "report_json",
-    "to_builtins",
-]
 
 Num = int | float
 
@@ -168,7 +142,7 @@ class Suspect(Struct, kw_only=True):
     runs: AblationRunStats | UnsetType = UNSET
     verdict: AblationVerdict | UnsetType = UNSET
     cost: CostVerdict | UnsetType = UNSET
-    evidence: SuspectEvidence | UnsetType = UNSET  # afp only (never under --upstream)
+    evidence: SuspectEvidence | UnsetType = UNSET  # afp only (never under upstream parity)
 
 
 class RestoredCandidate(Struct, kw_only=True):
@@ -208,7 +182,7 @@ class CulpritRef(Struct, kw_only=True):
 
 class CulpritsResult(Struct, kw_only=True):
     """``bisectCulprits`` result. agentbisect extension: carried on the report as ``culprits``
-    (after every upstream key) only when ``--culprits`` was asked for."""
+    (after every upstream key) only when the culprit search was asked for."""
 
     verdict: str  # confirmed | not-reproducible | inconclusive
     culprits: list[list[CulpritRef]]
@@ -280,9 +254,9 @@ class ContextBugReport(Struct, kw_only=True):
     baseline: AblationRunStats | UnsetType = UNSET
     restorationBaseline: AblationRunStats | UnsetType = UNSET
     culprits: CulpritsResult | UnsetType = UNSET
-    # agentbisect extension (--attribution surrogate), after every upstream key; never upstream
+    # agentbisect extension (surrogate attribution), after every upstream key; never upstream
     attribution: Attribution | UnsetType = UNSET
-    # agentbisect extensions, absent under --upstream: which embedder produced every similarity
+    # agentbisect extensions, absent under upstream parity: which embedder produced every similarity
     # in this report, and which order the suspects are in (rankedBy keeps its upstream meaning:
     # the scorer of the semantic refinement)
     embedder: str | UnsetType = UNSET

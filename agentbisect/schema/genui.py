@@ -2,7 +2,7 @@
 
 Field names on the wire are the upstream camelCase names (``@adonis-agora/agent``,
 ``genui-telemetry.d.ts``); Python attributes are snake_case. Field order is the declaration order
-of the ``.d.ts`` and is significant: it is the key order of ``afp genui-stats --json``.
+of the ``.d.ts`` and is significant: it is the key order of ``afp genui-stats``' JSON.
 """
 
 from __future__ import annotations

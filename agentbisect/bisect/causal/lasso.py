@@ -20,8 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CvFit", "LassoFit", "fit_lasso", "lambda_grid", "lasso_cv", "spearman"]
-
 FloatArray = NDArray[np.float64]
 
 DEFAULT_FOLDS = 5

@@ -2,7 +2,7 @@
 readout and its 2×2 class, missing-context restoration, and ``bisectCulprits``.
 
 A runner is called once per (probe, seed). Seeds are counted in order 0..samples-1 whatever order
-they ran in (``run_seeds`` lets the CLI run them in parallel, agentbisect decision of §8.1).
+they ran in (``rerun.run_calls`` lets the CLI run them in parallel, agentbisect decision of §8.1).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
-from agentbisect.core.js import to_fixed
+from agentbisect.bisect.pipeline.flags import tier_words
+from agentbisect.core.js import is_num, to_fixed
 from agentbisect.results.bisect import suspect_label
 from agentbisect.results.report import (
     AblationRunStats,
@@ -31,27 +32,6 @@ from agentbisect.results.report import (
     SimilarityStats,
     Suspect,
 )
-
-__all__ = [
-    "DEFAULT_FLIP_THRESHOLD",
-    "DEFAULT_SAMPLES",
-    "ProbeRunner",
-    "RerunOptions",
-    "RunResult",
-    "ablation_targets",
-    "assign_cost_verdicts",
-    "bisect_culprits",
-    "cost_stats_from",
-    "culprit_candidates",
-    "culprit_search_bound",
-    "find_dropped_context",
-    "median",
-    "planned_reruns",
-    "probe_flipped",
-    "run_probe",
-    "similarity_stats",
-    "verdict_for",
-]
 
 DEFAULT_SAMPLES = 3
 DEFAULT_FLIP_THRESHOLD = DEFAULTS.flip_threshold
@@ -84,14 +64,8 @@ def normalize_result(raw: Any) -> RunResult:
         return RunResult(raw)
     if isinstance(raw, dict) and isinstance(raw.get("output"), str):
         cost = raw.get("cost")
-        loops = tokens = None
-        if isinstance(cost, dict):
-            lo, to = cost.get("loops"), cost.get("tokens")
-            if isinstance(lo, (int, float)) and not isinstance(lo, bool):
-                loops = lo
-            if isinstance(to, (int, float)) and not isinstance(to, bool):
-                tokens = to
-        return RunResult(raw["output"], loops, tokens)
+        lo, to = (cost.get("loops"), cost.get("tokens")) if isinstance(cost, dict) else (None, None)
+        return RunResult(raw["output"], lo if is_num(lo) else None, to if is_num(to) else None)
     raise ValueError("runner answer must be a string or {output: string, cost?}")
 
 
@@ -232,8 +206,7 @@ def verdict_for(
 ) -> AblationVerdict:
     fs = f"{stats.flips}/{stats.samples}"
     if not baseline_stable:
-        base = "un-restored" if action == "restoring" else "un-ablated"
-        tier = "restoration" if action == "restoring" else "ablation"
+        base, tier = tier_words(action == "restoring")
         return AblationVerdict(
             verdict="inconclusive",
             claim=(
@@ -312,7 +285,7 @@ def assign_cost_verdicts(suspects: list[Suspect], baseline: AblationRunStats) ->
 # ----------------------------------------------------------------- ablation tier (§8.5)
 
 
-def _probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
+def probe_for(rerun: RerunOptions | MissingContext, embedder: Embedder) -> _Probe:
     """One probe runner per tier, configured from the rerun (or restoration) options."""
     assert rerun.runner is not None  # callers run a tier only when a runner was given
     return _Probe(
@@ -335,7 +308,7 @@ def run_ablation_tier(
     suspects: list[Suspect], rerun: RerunOptions, embedder: Embedder
 ) -> AblationRunStats:
     """Baseline, then one probe per ranked suspect with a non-arg spec (up to max_suspects)."""
-    probe = _probe_for(rerun, embedder)
+    probe = probe_for(rerun, embedder)
     baseline = probe.run({"specs": []}, "baseline")
     stable = baseline.flips == 0
     for s in ablation_targets(suspects, rerun.max_suspects):
@@ -391,12 +364,8 @@ def find_dropped_context(
         if uid in seen:
             continue
         seen.add(uid)
-        if uid in sent_ids:
-            continue
-        unit: dict[str, Any] = {"id": uid}
-        if "content" in u:
-            unit["content"] = u["content"]
-        dropped.append(unit)
+        if uid not in sent_ids:
+            dropped.append({k: u[k] for k in ("id", "content") if k in u})
     return dropped, len(seen), len(sent_ids)
 
 
@@ -413,7 +382,7 @@ def run_restoration(
     cands = [RestoredCandidate(id=u["id"], content=u.get("content", UNSET)) for u in dropped]
     if not dropped or mc.runner is None:
         return cands, None
-    probe = _probe_for(mc, embedder)
+    probe = probe_for(mc, embedder)
     baseline = probe.run({"restore": []}, "baseline")
     stable = baseline.flips == 0
     for unit, cand in zip(restoration_targets(mc), cands, strict=False):
@@ -441,7 +410,7 @@ def bisect_culprits(
     max_probes: int = MAX_PROBES,
     max_culprits: int = MAX_CULPRITS,
 ) -> CulpritsResult:
-    probe = _probe_for(rerun, embedder)
+    probe = probe_for(rerun, embedder)
     cands = culprit_candidates(suspects)
     probes: list[CulpritProbe] = []
     cache: dict[str, bool] = {}

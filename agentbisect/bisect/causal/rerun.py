@@ -1,4 +1,4 @@
-"""The rerun protocol of ``afp bisect --rerun CMD`` (bisect.md §8.1, the issue's protocol).
+"""The rerun protocol of ``afp bisect``'s ``RERUN`` command (bisect.md §8.1, the issue's protocol).
 
 Every (probe, seed) runs CMD once as an argv list (no shell) in its own session, writes one JSON
 object ``{"specs"|"restore": [...], "seed": n, "step": ..., "probe": ...}`` to its stdin and reads
@@ -21,10 +21,8 @@ from agentbisect.bisect.causal.probes import RunResult
 from agentbisect.bisect.causal.rerun_io import MAX_RERUN_OUTPUT_ENV, exchange, stdout_cap
 from agentbisect.core.errors import ExternalCommandFailed
 from agentbisect.core.inputbytes import describe_size
-from agentbisect.core.js import js_stringify
+from agentbisect.core.js import is_num, js_stringify
 from agentbisect.core.signals import deferred
-
-__all__ = ["CommandRunner", "parse_answer", "run_calls"]
 
 
 def parse_answer(stdout: bytes) -> RunResult:
@@ -53,18 +51,14 @@ def parse_answer(stdout: bytes) -> RunResult:
                 raise ValueError('printed JSON of the wrong shape: "cost" must be an object')
             for name in ("loops", "tokens"):
                 v = cost.get(name)
-                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                if v is not None and not is_num(v):
                     raise ValueError(
                         f'printed JSON of the wrong shape: "cost.{name}" must be a number'
                     )
             loops, tokens = cost.get("loops"), cost.get("tokens")
         return RunResult(obj["output"], loops, tokens)
     # plain text: the answer as printed, minus the line terminator `echo`/`print` add
-    if text.endswith("\r\n"):
-        text = text[:-2]
-    elif text.endswith("\n"):
-        text = text[:-1]
-    return RunResult(text)
+    return RunResult(text[:-2] if text.endswith("\r\n") else text.removesuffix("\n"))
 
 
 class CommandRunner:
@@ -89,8 +83,6 @@ class CommandRunner:
         self._live: dict[int, subprocess.Popen[bytes]] = {}
         self._lock = threading.Lock()
         self._stopped = False
-
-    # -- process handling
 
     def kill_all(self) -> None:
         """Kill every live rerun's process group; reruns started after this die at once."""

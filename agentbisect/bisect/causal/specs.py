@@ -2,7 +2,7 @@
 
 A trace or transcript imported into a recording carries a source map (``Run.import_meta``): for
 every synthesized step, what it stands for. This module completes each suspect's ablation spec
-from it (afp's fields; ``--upstream`` reports never carry them):
+from it (afp's fields; upstream-parity reports never carry them):
 
 | source                         | kind      | spec                                               |
 |--------------------------------|-----------|----------------------------------------------------|
@@ -19,8 +19,6 @@ from msgspec import UNSET
 
 from agentbisect.results.report import AblationSpec, Suspect
 from agentbisect.schema.imported import ImportMeta
-
-__all__ = ["name_sources"]
 
 
 def name_sources(suspects: list[Suspect], meta: ImportMeta) -> None:

@@ -23,18 +23,18 @@ import numpy as np
 from msgspec import UNSET, UnsetType, structs
 from numpy.typing import NDArray
 
-from agentbisect.bisect.causal.lasso import DEFAULT_FOLDS, lasso_cv
+from agentbisect.bisect.causal.lasso import DEFAULT_FOLDS, CvFit, lasso_cv
 from agentbisect.bisect.causal.probes import (
     ProbeRunner,
     RerunOptions,
     RunResult,
     bisect_culprits,
     culprit_search_bound,
-    run_probe,
+    probe_for,
     sample_count,
 )
 from agentbisect.bisect.embed.vectors import Embedder, cosine
-from agentbisect.bisect.options import DEFAULTS
+from agentbisect.bisect.options import DEFAULTS, MAX_SUSPECTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.core.js import js_stringify
@@ -48,22 +48,6 @@ from agentbisect.results.report import (
     SurrogateFit,
     Suspect,
 )
-
-__all__ = [
-    "DEFAULT_KEEP_PROB",
-    "DEFAULT_MASKS",
-    "FIT_METRIC",
-    "MIN_MASKS",
-    "RELIABLE_R2",
-    "SET_SEARCH_SIZE",
-    "Candidate",
-    "SurrogateOptions",
-    "SurrogateOutcome",
-    "candidates_from",
-    "draw_masks",
-    "run_surrogate",
-    "surrogate_unreliable_flag",
-]
 
 # 64 masks: ContextCite reports 32–64 random ablations are enough for contexts of dozens of
 # sources, and benchmarks/surrogate_bench.py finds that for 30 sources 64 masks put the culprit(s)
@@ -249,18 +233,11 @@ def run_surrogate(
     opts = options or SurrogateOptions()
     opts.check()
     tally = _Tally(rerun.runner)
+    counted = structs.replace(rerun, runner=tally)  # every rerun counts, the set search's too
     cands = candidates_from(suspects)
     if on_plan is not None:
         on_plan(sample_count(rerun.samples) + (opts.masks if cands else 0), True, "surrogate")
-    baseline = run_probe(
-        tally,
-        {"specs": []},
-        original=rerun.original_output,
-        embedder=embedder,
-        samples=rerun.samples,
-        flip_threshold=rerun.flip_threshold,
-        outcome_changed=rerun.outcome_changed,
-    )
+    baseline = probe_for(counted, embedder).run({"specs": []}, "baseline")
     flags: list[HonestyFlag] = []
     if baseline.flips > 0:
         flags.append(
@@ -306,38 +283,20 @@ def run_surrogate(
         )
         for j, c in enumerate(cands)
     ]
-    order = sorted(range(len(rows)), key=lambda j: -abs(rows[j].weight))  # stable: rank order
-
+    rows.sort(key=lambda row: -abs(row.weight))  # stable: rank order among equal weights
     culprits: CulpritsResult | UnsetType = UNSET
     searched: list[str] | UnsetType = UNSET
     search = opts.culprits if opts.culprits is not None else unreliable is not None
-    if search and cands:
+    if search:
         top = sorted(range(len(cands)), key=lambda j: -weights[j])[:SET_SEARCH_SIZE]
-        counted = structs.replace(rerun, runner=tally)  # the search's reruns count too
         picked = [cands[j].suspects[0] for j in top]
         searched = [suspect_label(x) for x in picked]
         if on_plan is not None:
             on_plan(culprit_search_bound(len(picked), rerun.samples), False, "set search")
         culprits = bisect_culprits(picked, counted, embedder)
-
-    fit = _fit(cv.heldout_r2, cv.rank_correlation, cv.folds, cv.fit.lam, cv.fit.intercept)
-    attribution = _attribution(opts, tally, opts.masks, changed, fit, [rows[j] for j in order])
+    attribution = _attribution(opts, tally, opts.masks, changed, rows, cv)
     attribution.searched, attribution.culprits = searched, culprits
     return SurrogateOutcome(baseline=baseline, attribution=attribution, flags=flags)
-
-
-def _fit(
-    r2: float | None, rho: float | None, folds: int, penalty: float, intercept: float
-) -> SurrogateFit:
-    return SurrogateFit(
-        metric=FIT_METRIC,
-        value=r2,
-        reliableAbove=RELIABLE_R2,
-        rankCorrelation=rho,
-        folds=folds,
-        penalty=penalty,
-        intercept=intercept,
-    )
 
 
 def _attribution(
@@ -345,10 +304,19 @@ def _attribution(
     tally: _Tally,
     masks: int,
     changed: int,
-    fit: SurrogateFit,
     weights: list[SourceWeight],
+    cv: CvFit | None,
 ) -> Attribution:
     """The report's attribution: the options, what the reruns cost, and the fit's outcome."""
+    fit = SurrogateFit(
+        metric=FIT_METRIC,
+        value=cv.heldout_r2 if cv else None,
+        reliableAbove=RELIABLE_R2,
+        rankCorrelation=cv.rank_correlation if cv else None,
+        folds=cv.folds if cv else 0,
+        penalty=cv.fit.lam if cv else 0.0,
+        intercept=cv.fit.intercept if cv else 0.0,
+    )
     return Attribution(
         method="surrogate",
         score=opts.score,
@@ -371,8 +339,8 @@ def _nothing_to_attribute(
         flag(
             "surrogate-unreliable",
             "no suspect can be ablated (only stage or arg suspects, or none): no mask was "
-            "run and nothing is attributed; raise --max-suspects or check the recording.",
+            f"run and nothing is attributed; raise {MAX_SUSPECTS.flag} or check the recording.",
         )
     )
-    attribution = _attribution(opts, tally, 0, 0, _fit(None, None, 0, 0.0, 0.0), [])
+    attribution = _attribution(opts, tally, 0, 0, [], None)
     return SurrogateOutcome(baseline=baseline, attribution=attribution, flags=flags)

@@ -21,8 +21,6 @@ from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed, node_see
 from agentbisect.bisect.pipeline.slice import Slice
 from agentbisect.bisect.pipeline.texts import Texts
 
-__all__ = ["localization_texts"]
-
 
 def localization_texts(
     sl: Slice,

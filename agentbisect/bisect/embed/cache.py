@@ -4,7 +4,7 @@ One small file per vector under ``$XDG_CACHE_HOME/agentbisect/vectors/`` (``~/.c
 variable is unset), named by a SHA-256 of (embedder id, model version, text). Only vectors are
 stored, never the text: a cache directory reveals nothing about the recordings it served beyond
 their number. Files are written atomically (temp file + rename), so concurrent runs never read a
-torn vector; any unreadable or mis-sized file is treated as a miss. ``--no-cache`` or the
+torn vector; any unreadable or mis-sized file is treated as a miss. ``afp bisect``'s no-cache option or the
 environment variable ``AGENTBISECT_NO_CACHE`` (any non-empty value but ``0``) turns it off.
 """
 
@@ -20,8 +20,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agentbisect.bisect.embed.vectors import Vector
-
-__all__ = ["NO_CACHE_ENV", "VectorCache", "cache_disabled_by_env", "default_cache_dir"]
 
 NO_CACHE_ENV = "AGENTBISECT_NO_CACHE"
 # little-endian float32 / float64 files, read back with the array module: a run served from the
@@ -46,7 +44,6 @@ class VectorCache:
     def __init__(self, embedder_id: str, model_version: str, root: Path | None = None) -> None:
         self.root = root if root is not None else default_cache_dir()
         self._prefix = f"{embedder_id}\0{model_version}\0".encode()
-        self.misses = 0
         self.write_errors = 0
 
     def _name(self, text: str) -> str:
@@ -73,7 +70,6 @@ class VectorCache:
                 if len(v) and (dims is None or len(v) == dims):
                     found[t] = v.tolist()
                     break
-        self.misses += len(texts) - len(found)
         return found
 
     def put_many(self, vectors: Mapping[str, Vector]) -> None:

@@ -22,21 +22,7 @@ from agentbisect.bisect.embed.vectors import Embedder, EmbeddingCache, MockEmbed
 from agentbisect.core.errors import UsageError
 
 if TYPE_CHECKING:
-    # pathlib (with urllib.parse, ipaddress, fnmatch: ~2.5 ms) is only a type here; the cache
-    # that uses paths is imported for a real embedder only
-    from pathlib import Path
-
     from agentbisect.bisect.embed.cache import VectorCache
-
-__all__ = [
-    "EMBEDDER_CHOICES",
-    "MOCK_NOTICE",
-    "BatchingEmbedder",
-    "ResolvedEmbedder",
-    "default_embedder_name",
-    "embed_many",
-    "resolve_embedder",
-]
 
 EMBEDDER_CHOICES = "mock | wordllama | cmd:COMMAND"
 MOCK_NOTICE = (
@@ -64,7 +50,6 @@ class BatchingEmbedder:
         self.cache = cache
         self.dimensions = inner.dimensions
         self._mem: dict[str, Vector] = {}
-        self.batches = 0
 
     def label(self) -> str:
         return self.inner.label()
@@ -81,7 +66,6 @@ class BatchingEmbedder:
         if not todo:
             return
         vecs = self.inner.embed_batch(todo)
-        self.batches += 1
         self.dimensions = self.inner.dimensions
         fresh = dict(zip(todo, vecs, strict=True))
         self._mem.update(fresh)
@@ -122,13 +106,7 @@ def default_embedder_name() -> str:
     return "wordllama" if wordllama_available() else "mock"
 
 
-def resolve_embedder(
-    spec: str | None = None,
-    *,
-    use_cache: bool = True,
-    cache_dir: Path | None = None,
-    timeout: float | None = None,
-) -> ResolvedEmbedder:
+def resolve_embedder(spec: str | None = None, *, use_cache: bool = True) -> ResolvedEmbedder:
     """Build the embedder ``spec`` names (None: the default, with its notice on fallback)."""
     notice = None
     if spec is None:
@@ -138,7 +116,7 @@ def resolve_embedder(
     if spec == "mock":
         return ResolvedEmbedder(EmbeddingCache(MockEmbedder()), "mock", "mock", notice)
     # numpy, the cache and the model files are loaded only for a real embedder: the mock path
-    # (and so --upstream) starts without numpy
+    # (and so upstream parity) starts without numpy
     from agentbisect.bisect.embed.cache import VectorCache, cache_disabled_by_env
 
     use_cache = use_cache and not cache_disabled_by_env()
@@ -149,12 +127,12 @@ def resolve_embedder(
         inner = WordLlamaEmbedder()
         name = "wordllama"
     elif spec.startswith("cmd:"):
-        from agentbisect.bisect.embed.command import DEFAULT_TIMEOUT, CommandEmbedder
+        from agentbisect.bisect.embed.command import CommandEmbedder
 
-        inner = CommandEmbedder(spec[4:], timeout=timeout or DEFAULT_TIMEOUT)
+        inner = CommandEmbedder(spec[4:])
         name = "cmd"
     else:
         raise UsageError(f"unknown embedder {spec!r}; choose from {EMBEDDER_CHOICES}")
-    cache = VectorCache(inner.id, inner.model_version, cache_dir) if use_cache else None
+    cache = VectorCache(inner.id, inner.model_version) if use_cache else None
     wrapped = BatchingEmbedder(inner, cache)
     return ResolvedEmbedder(wrapped, name, inner.label(), notice)

@@ -1,6 +1,6 @@
-"""``--embedder cmd:COMMAND``: the user's own embedding service behind a one-shot process.
+"""The ``cmd:COMMAND`` embedder: the user's own embedding service behind a one-shot process.
 
-Protocol (documented in ``docs/`` and ``afp bisect --help``): afp runs COMMAND once per batch as
+Protocol (documented in ``docs/`` and ``afp bisect``'s help): afp runs COMMAND once per batch as
 an argv list (split like a shell would, never through one), writes a JSON array of strings to its
 stdin, and reads from its stdout a JSON array holding one array of numbers per text, in the same
 order, all of the same length. Anything else — a start failure, a non-zero exit, a timeout, bytes
@@ -18,12 +18,12 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from agentbisect.bisect.causal.child import exit_reason, kill_group, start_in_group, stderr_tail
+from agentbisect.bisect.options import EMBEDDER
 from agentbisect.core.errors import ExternalCommandFailed, UsageError
+from agentbisect.core.js import is_num
 
 if TYPE_CHECKING:
     import numpy as np
-
-__all__ = ["CommandEmbedder"]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -36,10 +36,10 @@ class CommandEmbedder:
             argv = shlex.split(command)
         except ValueError as exc:
             raise UsageError(
-                f"--embedder cmd:{command}: cannot split the command ({exc})"
+                f"{EMBEDDER.flag} cmd:{command}: cannot split the command ({exc})"
             ) from None
         if not argv:
-            raise UsageError("--embedder cmd: needs a command after 'cmd:'")
+            raise UsageError(f"{EMBEDDER.flag} cmd: needs a command after 'cmd:'")
         self.argv = argv
         self.command = command
         self.id = "cmd"
@@ -93,10 +93,7 @@ class CommandEmbedder:
             if (
                 not isinstance(row, list)
                 or not row
-                or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-                    for x in row
-                )
+                or not all(is_num(x) and math.isfinite(x) for x in row)
             ):
                 raise self._fail(f"vector {i} is not a non-empty array of finite numbers", err)
             vecs.append(np.asarray(row, dtype="<f8"))

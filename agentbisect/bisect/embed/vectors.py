@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 # What an embedder returns: the mock's exact integer counts, or a real embedder's floats.
 Vector: TypeAlias = "Sequence[int] | Sequence[float] | npt.NDArray[Any]"
 
-__all__ = ["Embedder", "EmbeddingCache", "MockEmbedder", "Vector", "cosine"]
-
 
 class Embedder(Protocol):
     id: str

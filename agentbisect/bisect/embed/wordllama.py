@@ -25,12 +25,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from agentbisect.bisect.options import EMBEDDER
 from agentbisect.core.errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
-
-__all__ = ["PINNED_VERSION", "WordLlamaEmbedder", "wordllama_available", "wordllama_dir"]
 
 PINNED_VERSION = "0.4.0.post1"
 CONFIG = "l2_supercat"
@@ -136,7 +135,7 @@ class WordLlamaEmbedder:
         d = package_dir if package_dir is not None else wordllama_dir()
         if d is None or not (d / WEIGHTS).is_file() or not (d / TOKENIZER).is_file():
             raise UsageError(
-                f"--embedder wordllama needs the wordllama {PINNED_VERSION} files; "
+                f"{EMBEDDER.flag} wordllama needs the wordllama {PINNED_VERSION} files; "
                 f"install them with: {INSTALL_HINT}"
             )
         self._dir = d

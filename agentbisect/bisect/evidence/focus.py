@@ -25,33 +25,18 @@ import re
 
 from msgspec import Struct
 
-__all__ = [
-    "Focus",
-    "content_words",
-    "question_focus",
-    "question_subject",
-    "slot_values",
-    "time_keys",
-]
-
 # auxiliaries that open a yes/no question
 _AUX = frozenset(
     """is are am was were do does did can could should shall will would may might must has have
     had isn aren wasn weren don doesn didn can't cannot couldn shouldn won wouldn hasn
     haven hadn""".split()  # noqa: SIM905
 )
-_TIME_WH = (
-    ("what", "time"),
-    ("what", "date"),
-    ("what", "day"),
-    ("what", "hour"),
-    ("how", "long"),
-    ("how", "soon"),
-    ("how", "late"),
-    ("how", "early"),
-    ("by", "when"),
-    ("until", "when"),
-    ("till", "when"),
+_TIME_WH = tuple(
+    tuple(pair.split())
+    for pair in (  # noqa: SIM905
+        "what time|what date|what day|what hour|how long|how soon|how late|how early|by when|"
+        "until when|till when"
+    ).split("|")
 )
 _NUMBER_WH = frozenset(
     ["many", "much", "far", "old", "big", "heavy", "tall", "high", "large", "often"]

@@ -16,16 +16,6 @@ from msgspec import Struct
 
 from agentbisect.bisect.embed.vectors import Embedder, Vector, cosine
 
-__all__ = [
-    "DEFAULT_WEIGHTS",
-    "Evidence",
-    "Scored",
-    "Scorer",
-    "lexical_overlap",
-    "score_influence",
-    "score_lexical_influence",
-]
-
 PERSIST_THRESHOLD = 0.3
 
 

@@ -19,22 +19,6 @@ from msgspec import Struct
 
 from agentbisect.bisect.embed.vectors import Vector, cosine
 
-__all__ = [
-    "STOP",
-    "Corpus",
-    "Profile",
-    "Term",
-    "clauses",
-    "common_prefix",
-    "cos01",
-    "disputed",
-    "lex",
-    "profile",
-    "terms",
-    "union",
-    "without",
-]
-
 # one string per list, split: a word per line made these two lists 170 lines
 STOP = frozenset(
     """a about above after again against all also am an and any are as at be because been before
@@ -63,7 +47,7 @@ _NUMBER_WORDS.update(
 # words, numbers with inner separators (5,000  4.125  24.96), codes (SH-240, QX7T2L)
 _TOKEN = r"[^\W_]+(?:[.,'’\-][^\W_]+)*"
 _CLAUSE = r"(?:[.!?;:\n—–]+(?:\s|$)|,\s+(?:so|but|which|because|and)\s|\s-\s|\(|\))"
-# The patterns are compiled on first use (re caches them): `--upstream` never scores evidence,
+# The patterns are compiled on first use (re caches them): upstream parity never scores evidence,
 # and compiling them took ~0.6 ms of every start.
 
 

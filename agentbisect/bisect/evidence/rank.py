@@ -20,8 +20,6 @@ from agentbisect.bisect.evidence.text import own_text
 from agentbisect.model.commitlog import CommitLog
 from agentbisect.results.report import Suspect
 
-__all__ = ["SuspectEvidence", "evidence_first", "input_text", "suspect_text"]
-
 
 class SuspectEvidence(Struct):
     text: str | None

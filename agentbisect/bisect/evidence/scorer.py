@@ -28,16 +28,6 @@ from agentbisect.bisect.evidence.signals import EMBEDS, REGISTRY
 from agentbisect.bisect.evidence.signals.context import Scoring
 from agentbisect.results.report import EvidenceScoring, EvidenceSignals
 
-__all__ = [
-    "SIGNALS",
-    "WEIGHTS",
-    "EvidenceItem",
-    "EvidenceScore",
-    "answer_texts",
-    "evidence_scoring",
-    "score_evidence",
-]
-
 SIGNALS = tuple(s.name for s in REGISTRY)
 # How much each signal counts in the evidence score (each signal's module says why)
 WEIGHTS = {s.name: s.weight for s in REGISTRY}

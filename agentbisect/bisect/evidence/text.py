@@ -16,8 +16,6 @@ from typing import Any
 from agentbisect.core.js import ABSENT
 from agentbisect.model.commitlog import SEP, CommitLog
 
-__all__ = ["MAX_EVIDENCE_CHARS", "own_text"]
-
 MAX_EVIDENCE_CHARS = 2000
 # message/record plumbing, not content: a history entry's "role", a record's "type" or "id"
 _STRUCTURAL_KEYS = frozenset({"role", "type", "id", "kind"})

@@ -8,24 +8,13 @@ from msgspec import UNSET
 
 from agentbisect.results.report import AblationSpec
 
-__all__ = ["ablation_for_suspect", "spec_to_json"]
+# the spec field that removes a suspect of each kind (a tool by name, the others by id)
+_REMOVE = {"tool": "ignoredTools", "injection": "excludeInjectionIds", "memory": "excludeMemoryIds"}
 
 
 def ablation_for_suspect(
     kind: str, source: str, tool_name: str | None, injection_id: str | None
 ) -> AblationSpec | None:
-    if kind == "tool":
-        return (
-            AblationSpec(kind="tool", ignoredTools=[tool_name]) if tool_name is not None else None
-        )
-    if kind == "injection":
-        if injection_id is None:
-            return None
-        return AblationSpec(kind="injection", excludeInjectionIds=[injection_id])
-    if kind == "memory":
-        if injection_id is None:
-            return None
-        return AblationSpec(kind="memory", excludeMemoryIds=[injection_id])
     if kind == "arg":
         return AblationSpec(
             kind="arg",
@@ -35,7 +24,12 @@ def ablation_for_suspect(
                 "filter: the runner must override that input itself."
             ),
         )
-    return None
+    ident = tool_name if kind == "tool" else injection_id
+    if kind not in _REMOVE or ident is None:
+        return None
+    spec = AblationSpec(kind=kind)
+    setattr(spec, _REMOVE[kind], [ident])
+    return spec
 
 
 def spec_to_json(spec: AblationSpec) -> dict[str, Any]:

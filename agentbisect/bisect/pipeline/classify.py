@@ -17,15 +17,6 @@ from agentbisect.core.js import ABSENT
 if TYPE_CHECKING:
     from agentbisect.model.commitlog import CommitLog
 
-__all__ = [
-    "INJECTION_SOURCES",
-    "SLOT_KEYS",
-    "ClassifyContext",
-    "Seed",
-    "default_classifier",
-    "node_seeds",
-]
-
 SLOT_KEYS = ("systemPromptInjections", "messagesInjections", "toolsInjections")
 INJECTION_SOURCES = frozenset(
     {"rag", "skill", "memory", "instructions", "steering", "fact", "custom"}

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
+from agentbisect.bisect.options import CONTROL_DEPS
 from agentbisect.bisect.pipeline.slice import Slice
 from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.results.report import AblationRunStats, SliceStats, Truncated
-
-__all__ = ["baseline_unstable_flag", "slice_flags", "slice_stats"]
 
 
 def slice_stats(sl: Slice, max_depth: int, max_nodes: int) -> SliceStats:
@@ -70,7 +69,7 @@ def slice_flags(
             flag(
                 "no-control-deps",
                 "no control-dependence lookup was supplied (attach a controlDepRecorder, or "
-                "pass --control-deps): decisions that routed execution are missing from the "
+                f"pass {CONTROL_DEPS.flag}): decisions that routed execution are missing from the "
                 "slice.",
             )
         )
@@ -93,9 +92,15 @@ def slice_flags(
     return flags
 
 
+def tier_words(restoration: bool) -> tuple[str, str]:
+    """How claims name a tier's baseline and its verdicts."""
+    if restoration:
+        return "un-restored", "restoration"
+    return "un-ablated", "ablation"
+
+
 def baseline_unstable_flag(baseline: AblationRunStats, *, restoration: bool) -> HonestyFlag:
-    what = "un-restored" if restoration else "un-ablated"
-    tier = "restoration" if restoration else "ablation"
+    what, tier = tier_words(restoration)
     return flag(
         "baseline-unstable",
         f"the {what} baseline changed outcome in {baseline.flips}/{baseline.samples} seeded "

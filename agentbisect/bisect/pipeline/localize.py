@@ -20,7 +20,7 @@ from agentbisect.bisect.evidence.influence import score_influence, score_lexical
 from agentbisect.bisect.evidence.rank import evidence_first
 from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
-from agentbisect.bisect.options import RANKINGS
+from agentbisect.bisect.options import EMBEDDER, RANKINGS
 from agentbisect.bisect.options import SCORERS as SCORER_NAMES
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
@@ -32,22 +32,21 @@ from agentbisect.bisect.pipeline.weigh import EdgeWeigher
 from agentbisect.bisect.policy import Policy, policy_for
 from agentbisect.core.errors import UsageError
 from agentbisect.core.honesty import dedupe, flag
+from agentbisect.core.options import AT_LLM, AT_STEP
 from agentbisect.model.run import Run
 from agentbisect.model.steps import ControlDeps
 from agentbisect.results.report import ContextBugReport, EvidenceSignals, Suspect, SuspectEvidence
 
 if TYPE_CHECKING:
     # The causal tier (reruns, restoration) is imported where it runs: a correlational bisect
-    # (no --rerun, no --missing-context) never loads it.
+    # (no rerun command, no missing context) never loads it.
     from agentbisect.bisect.causal.probes import MissingContext, RerunOptions
-
-__all__ = ["DEFAULTS", "RANKINGS", "TriggerError", "localize"]
 
 EVIDENCE_TEXT_CHARS = 500  # the evidence text a report carries per suspect
 MOCK_FLAG_NOTE = (
     "every similarity in this report (edge weights, semantic and evidence scores) comes from the "
     "mock embedder, which counts UTF-16 code units: character geometry, not meaning; install "
-    "the embed extra (pip install 'agentbisect[embed]') or pass --embedder"
+    f"the embed extra (pip install 'agentbisect[embed]') or pass {EMBEDDER.flag}"
 )
 
 DEFAULTS = {
@@ -90,7 +89,7 @@ def _resolve_trigger(
         low = run.quality_lowest
         if low is None:
             raise TriggerError(
-                "localize: no trigger step: pass --at-step or --at-llm, or record quality data "
+                f"localize: no trigger step: pass {AT_STEP.flag} or {AT_LLM.flag}, or record quality data "
                 "(a top-level `quality` map or a Quality recorder row)",
                 run.llm_call_ids,
             )
@@ -145,6 +144,7 @@ def localize(
     ranking = pol.ranking or ranking or "evidence-first"
     if ranking not in RANKINGS:
         raise UsageError(f"unknown ranking {ranking!r}; choose from {', '.join(RANKINGS)}")
+    evidence = ranking == "evidence-first"
     emb: Embedder
     if embedder is None or isinstance(embedder, str):
         resolved = resolve_embedder(pol.embedder or embedder, use_cache=use_cache)
@@ -172,14 +172,7 @@ def localize(
     if prefetch is not None:
         # one batch for the whole localization (one process for cmd:, one tokenizer pass)
         prefetch(
-            localization_texts(
-                sl,
-                texts,
-                llm_ids,
-                classify,
-                evidence=ranking == "evidence-first",
-                expected=expected,
-            )
+            localization_texts(sl, texts, llm_ids, classify, evidence=evidence, expected=expected)
         )
     weigher = EdgeWeigher(texts, llm_ids, emb)
     weigher.prime(sl.nodes)
@@ -191,12 +184,12 @@ def localize(
     drafts = build_drafts(sl, info, log, classify, every_key=every_key)
     refine(drafts, sl.root.runtimeStageId, texts, llm_ids, emb, scorer_fn)
     every = [to_suspect(d) for d in drafts]
-    if ranking == "upstream":
-        suspects = rank(every, max_suspects, shortlist)
-    else:
+    if evidence:
         suspects = _evidence_first(
             rank(every, len(every), shortlist), run, sl.root.runtimeStageId, emb, expected
         )[: max(0, max_suspects)]
+    else:
+        suspects = rank(every, max_suspects, shortlist)
 
     stats = slice_stats(sl, max_depth, max_nodes)
     flags = slice_flags(
@@ -221,11 +214,9 @@ def localize(
     if missing_context is not None:
         from agentbisect.bisect.causal.probes import run_restoration
 
-        cands, rb = run_restoration(missing_context, emb)
-        dropped = cands
-        if rb is not None:
-            restoration_baseline = rb
-        any_restoration_verdict = any(c.verdict is not UNSET for c in cands)
+        dropped, rb = run_restoration(missing_context, emb)
+        restoration_baseline = rb if rb is not None else UNSET
+        any_restoration_verdict = any(c.verdict is not UNSET for c in dropped)
 
     baseline: Any = UNSET
     if rerun is not None:
@@ -258,9 +249,7 @@ def localize(
         restorationBaseline=restoration_baseline,
         embedder=label if pol.afp_fields else UNSET,
         ranking=ranking if pol.afp_fields else UNSET,
-        evidenceScoring=evidence_scoring()
-        if ranking == "evidence-first" and pol.afp_fields
-        else UNSET,
+        evidenceScoring=evidence_scoring() if evidence and pol.afp_fields else UNSET,
         contrastive=True if expected is not None and pol.afp_fields else UNSET,
     )
 

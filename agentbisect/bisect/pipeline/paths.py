@@ -18,8 +18,6 @@ from msgspec import UNSET, Struct, UnsetType
 from agentbisect.bisect.pipeline.slice import CausalNode, Slice
 from agentbisect.results.report import EdgeKey, EdgePathStep
 
-__all__ = ["PathInfo", "edge_path", "path_scores"]
-
 
 class PathInfo(Struct):
     score: float

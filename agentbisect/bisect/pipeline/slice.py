@@ -15,10 +15,6 @@ from agentbisect.model.commitlog import CommitLog
 from agentbisect.model.steps import ControlDep
 from agentbisect.schema.recording import CommitBundle as Bundle
 
-__all__ = ["CausalEdge", "CausalNode", "Slice", "bfs_nodes", "causal_chain"]
-
-Weigher = Callable[["CausalNode", "CausalNode", "str | None", str], "float | None"]
-
 
 class CausalEdge(Struct, eq=False):
     parent: CausalNode
@@ -63,7 +59,6 @@ def causal_chain(
     max_depth: int,
     max_nodes: int,
     control_deps: Callable[[str], ControlDep | None] | None = None,
-    weigh: Weigher | None = None,
 ) -> Slice | None:
     """Slice backwards from ``start_id``'s last commit; None when it never committed."""
     idx = log.last_idx
@@ -96,13 +91,7 @@ def causal_chain(
             e.parent.runtimeStageId == pid and e.kind == kind and e.key == key
             for e in node.parentEdges
         ):
-            w: float | None = None
-            if weigh is not None:
-                try:
-                    w = weigh(node, parent, key, kind)
-                except Exception:  # an isolated weigher failure stamps the neutral weight
-                    w = None
-            node.parentEdges.append(CausalEdge(parent, kind, key, 1.0 if w is None else w))
+            node.parentEdges.append(CausalEdge(parent, kind, key))
 
     while queue:
         node, commit_idx, depth, keys = queue.popleft()

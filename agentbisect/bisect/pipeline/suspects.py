@@ -22,8 +22,6 @@ from agentbisect.bisect.pipeline.weigh import clamp01
 from agentbisect.model.commitlog import CommitLog
 from agentbisect.results.report import EdgePathStep, Suspect, SuspectDetail
 
-__all__ = ["Draft", "build_drafts", "rank", "refine"]
-
 ScorerFn = Callable[[list[Evidence], str, Embedder], list[Scored]]
 
 
@@ -136,12 +134,9 @@ def rank(
 
         def ident(s: Suspect) -> str | None:
             d = s.detail
-            if d is UNSET:
-                return None
-            if d.injectionId is not UNSET:
-                return d.injectionId
-            if d.toolName is not UNSET:
-                return d.toolName
+            for i in (d.injectionId, d.toolName) if d is not UNSET else ():
+                if i is not UNSET:
+                    return i
             return None
 
         picked = [s for s in out if ident(s) in recall]

@@ -8,8 +8,6 @@ from __future__ import annotations
 from agentbisect.core.js import ABSENT, cap_utf16, safe_stringify
 from agentbisect.model.commitlog import CommitLog
 
-__all__ = ["MAX_TEXT_CHARS", "Texts"]
-
 MAX_TEXT_CHARS = 2000
 
 
@@ -33,11 +31,8 @@ class Texts:
                 size = 0
                 for p in paths:
                     # every line only matters up to the cap: stringify no further than that
-                    line = (
-                        p
-                        + "="
-                        + safe_stringify(self.log.value_at(last, p, copy=False), self.max_chars)
-                    )
+                    value = self.log.value_at(last, p, copy=False)
+                    line = p + "=" + safe_stringify(value, self.max_chars)
                     parts.append(line)
                     size += len(line) + 1
                     if size > self.max_chars:

@@ -13,8 +13,6 @@ from agentbisect.bisect.evidence.influence import Evidence, score_influence
 from agentbisect.bisect.pipeline.slice import CausalNode
 from agentbisect.bisect.pipeline.texts import Texts
 
-__all__ = ["EdgeWeigher"]
-
 
 def clamp01(x: float) -> float:
     return 0.0 if x < 0 else 1.0 if x > 1 else x
@@ -56,16 +54,12 @@ class EdgeWeigher:
                 for it in items:
                     self.weights[it.id] = clamp01(scored.get(it.id, 0.0))
 
-    def weigh(
-        self, child: CausalNode, parent: CausalNode, key: str | None, kind: str
-    ) -> float | None:
-        """Pass 2: the primed weight, or None (the engine then stamps 1.0)."""
-        if kind != "data" or not key or child.runtimeStageId not in self.llm_ids:
-            return None
-        return self.weights.get(self.edge_id(child.runtimeStageId, parent.runtimeStageId, key))
-
     def stamp(self, nodes: list[CausalNode]) -> None:
+        """Pass 2: every edge gets its primed weight; an edge never weighed keeps 1.0."""
         for node in nodes:
+            cid = node.runtimeStageId
             for e in node.parentEdges:
-                w = self.weigh(node, e.parent, e.key, e.kind)
+                w = None
+                if e.kind == "data" and e.key and cid in self.llm_ids:
+                    w = self.weights.get(self.edge_id(cid, e.parent.runtimeStageId, e.key))
                 e.weight = 1.0 if w is None else w

@@ -1,5 +1,5 @@
 """The OpenTelemetry importer (the seam's module for traces): OTLP/JSON as one document or JSON
-Lines, the SDK console form and span dumps, with log records from the same file or ``--logs``.
+Lines, the SDK console form and span dumps, with log records from the same file or ``LOGS``.
 
 The work is in ``traces`` (reading, joining, choosing a trace), ``conventions`` (what a span
 means) and ``synthesize`` (the recording); this module only speaks the importer interface.
@@ -18,7 +18,7 @@ from agentbisect.importers.opentelemetry import detect as trace_sniff
 
 NAME = "otel"
 LABEL = "OpenTelemetry trace"
-TAKES_OPTIONS = True  # --trace-id, --logs
+TAKES_OPTIONS = True  # TRACE_ID, LOGS
 RELEASES_INPUT = True  # the file's bytes are let go once its spans are read
 
 

@@ -116,7 +116,12 @@ _SHARED_MAX = 64
 
 class Strings(dict[str, str]):
     """One copy of each repeated short string read from one file (keys, ids, names, short
-    values); it lives only while the file is read."""
+    values), and the normalized form of each trace and parent id as spelled on disk; it lives
+    only while the file is read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: dict[str, str] = {}
 
     def one(self, text: str) -> str:
         if len(text) > _SHARED_MAX:
@@ -260,6 +265,16 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
     if strings is None:
         strings = Strings()
     one = strings.one
+    # Every span of a trace repeats its trace id, and siblings their parent's id: each
+    # spelling is normalized once per file (a span's own id is new every time).
+    shared_ids = strings.ids
+
+    def shared_id(value: str) -> str:
+        found = shared_ids.get(value)
+        if found is None:
+            found = shared_ids[value] = one(normalize_id(value))
+        return found
+
     for rs in doc.resourceSpans:
         for ss in rs.scopeSpans:
             scope = ss.scope.name if ss.scope is not None else ""
@@ -268,15 +283,15 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
                 where = f"span {s.name!r} ({sid or 'no id'})"
                 if not sid:
                     raise InputError(name, f"{where} has no spanId", "resourceSpans")
-                parent = normalize_id(s.parentSpanId)
+                parent = shared_id(s.parentSpanId)
                 status, message = _status(s.status)
                 start, end = _nanos(s.startTimeUnixNano), _nanos(s.endTimeUnixNano)
                 bad = time_bits(start, end)
                 batch.spans.append(
                     Span(
-                        trace_id=one(normalize_id(s.traceId)),
+                        trace_id=shared_id(s.traceId),
                         span_id=sid,
-                        parent_id=None if is_zero_id(parent) else one(parent),
+                        parent_id=None if is_zero_id(parent) else parent,
                         name=one(s.name),
                         kind=_kind(s.kind),
                         start_ns=start if time_ok(start) else 0,

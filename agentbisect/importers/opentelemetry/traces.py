@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentbisect.core.errors import InputError, UsageError
+from agentbisect.core.options import TRACE_ID
 from agentbisect.importers.base import InputBuffer
 from agentbisect.importers.opentelemetry import (
     console as otel_console,
@@ -131,7 +132,7 @@ def _import_trace(
                     "multiple-runs",
                     f"the file holds {len(infos)} traces ({first}{', …' if len(infos) > 3 else ''}); "
                     f"analysed {chosen.trace_id} ({chosen.root_name}), the one whose root span ended last — "
-                    "pick another with --trace-id",
+                    f"pick another with {TRACE_ID.flag}",
                 )
             )
     spans = [s for s in batch.spans if s.trace_id == chosen.trace_id]

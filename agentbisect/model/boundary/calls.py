@@ -1,7 +1,7 @@
 """Per-call rows: every LLM call (model, tokens, latency, the tools it asked for) and every
 dispatched tool call (name, duration, result or error), folded from the domain events in one pass.
 
-The LLM-call index is the position among ``llm.start`` events, which is what ``--at-llm N`` counts.
+The LLM-call index is the position among ``llm.start`` events, which is what ``afp bisect``'s ``AT_LLM`` counts.
 Tool results are shortened here, as text; renderers escape them, they never interpret them.
 """
 

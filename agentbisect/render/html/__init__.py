@@ -45,14 +45,14 @@ def _page(title: str, *sections: str) -> str:
 
 
 def aggregate_html(o: RunOverview) -> str:
-    """``afp aggregate --format html``: the run overview alone."""
+    """``afp aggregate``'s HTML format: the run overview alone."""
     head = header(o, "afp aggregate")
     title = f"afp aggregate · {o.source.get('file', '')}"
     return _page(title, head, flags_banner(o.flags), overview_sections(o))
 
 
 def bisect_html(o: RunOverview, res: BisectResult) -> str:
-    """``afp bisect --format html``: verdict and flags, the timeline (where the trigger sits),
+    """``afp bisect``'s HTML format: verdict and flags, the timeline (where the trigger sits),
     the suspects with their paths, then calls and boundaries."""
     r = res.report
     flags = dedupe([*r.honestyFlags, *o.flags])  # each once, where it first appears
@@ -72,7 +72,7 @@ def bisect_html(o: RunOverview, res: BisectResult) -> str:
 def genui_html(
     stats: GenuiStats, *, source: str, from_day: str | None = None, to_day: str | None = None
 ) -> str:
-    """``afp genui-stats --format html``."""
+    """``afp genui-stats``' HTML format."""
     body = genui_body(stats, source=source, from_day=from_day, to_day=to_day)
     return _page(f"afp genui-stats · {source}", body)
 

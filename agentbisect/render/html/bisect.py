@@ -12,6 +12,7 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
+from agentbisect.core.options import EXPECTED
 from agentbisect.render.html.page import esc, table, ths
 from agentbisect.render.html.paths import path_svg
 
@@ -178,7 +179,7 @@ def _row(i: int, s: Suspect, cells: str, causal: bool, group: str = "") -> str:
 
 
 def _ranked_table(res: BisectResult, causal: bool) -> str:
-    """Upstream's order (``--ranking upstream``, ``--upstream``): one table, upstream's scores."""
+    """Upstream's order (the upstream ranking, upstream parity): one table, upstream's scores."""
     head = ths(">#", "kind", "identity", "stage", ">score", ">path", ">content")
     if causal:
         head += ths("verdict (flips)")
@@ -305,7 +306,7 @@ def suspects_section(res: BisectResult) -> str:
         f"{st.maxNodes}) · ranked by {r.rankedBy}"
     )
     ranking = ""
-    if r.ranking is not UNSET or r.embedder is not UNSET:  # afp fields, never under --upstream
+    if r.ranking is not UNSET or r.embedder is not UNSET:  # afp fields, never under upstream parity
         parts = []
         if r.ranking is not UNSET:
             how = {
@@ -314,7 +315,7 @@ def suspects_section(res: BisectResult) -> str:
             }.get(r.ranking, "")
             parts.append(f"ranking <b>{esc(r.ranking)}</b>" + (f" ({esc(how)})" if how else ""))
             if r.contrastive is True:
-                parts.append("contrastive: scored against --expected")
+                parts.append(f"contrastive: scored against {EXPECTED.flag}")
         if r.embedder is not UNSET:
             parts.append(f"embedder <b>{esc(r.embedder)}</b>")
         ranking = f'<p class="sub" id="ranking">{" · ".join(parts)}</p>'
@@ -384,7 +385,7 @@ def _weight_bar(w: float, top: float) -> str:
 
 
 def attribution_section(r: ContextBugReport) -> str:
-    """Surrogate attribution (``--attribution surrogate``): each source's estimated effect of
+    """Surrogate attribution: each source's estimated effect of
     removal, the fit that says how far to trust it, and any culprit sets found."""
     a = r.attribution
     if a is UNSET:

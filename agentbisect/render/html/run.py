@@ -8,6 +8,7 @@ from typing import Any
 
 from msgspec import UNSET
 
+from agentbisect.core.options import AT_LLM
 from agentbisect.model.boundary.rollup import BoundaryAggregate
 from agentbisect.render.html.page import esc, ms, num, table, ths, totals
 from agentbisect.render.html.timeline import timeline_svg
@@ -124,7 +125,7 @@ def calls_section(o: RunOverview, trigger: str | None = None) -> str:
         )
     out = (
         '<section id="llm-calls"><h2>LLM calls</h2>'
-        '<p class="sub"># is the index <code>--at-llm</code> takes.</p>'
+        f'<p class="sub"># is the index <code>{AT_LLM.flag}</code> takes.</p>'
         + table(head, rows, what="LLM calls", empty="None.")
     )
     thead = ths(">#", "step", "tool", "asked by", ">duration", "result (shortened)", "error")

@@ -8,6 +8,7 @@ from msgspec import UNSET
 from rich.text import Text
 from rich.tree import Tree
 
+from agentbisect.core.options import ALL, AT_LLM, AT_STEP
 from agentbisect.model.boundary.calls import LlmCallRow
 from agentbisect.model.boundary.index import CompositionLabel, Range, SubflowLabel
 from agentbisect.model.boundary.rollup import BoundaryAggregate
@@ -65,7 +66,7 @@ def rollup_table(
     if n_hidden:
         con.print(
             safe(
-                f"{n_hidden} agent-internal rollup(s) with all-zero counts hidden (--all shows them)"
+                f"{n_hidden} agent-internal rollup(s) with all-zero counts hidden ({ALL.flag} shows them)"
             ),
             style="dim",
         )
@@ -108,7 +109,7 @@ def index_tree(ranges: list[Range], parents: dict[str, str], max_rows: int | Non
     nodes: dict[str, Tree] = {}
     for n, r in enumerate(ranges):
         if max_rows is not None and n >= max_rows:
-            root.add(Text(f"… {len(ranges) - n} more (--all shows every range)", style="dim"))
+            root.add(Text(f"… {len(ranges) - n} more ({ALL.flag} shows every range)", style="dim"))
             break
         rid = r.label.runtimeStageId
         parent = nodes.get(parents.get(rid, ""), root)
@@ -145,11 +146,11 @@ def flags_block(flags: list[Any]) -> None:
 
 
 def calls_table(calls: list[dict[str, Any]]) -> None:
-    """Imported runs: one row per LLM/tool step, with the ids ``bisect --at-step`` takes."""
+    """Imported runs: one row per LLM/tool step, with the ids ``AT_STEP`` takes."""
     con = stdout_console()
     failed = any(c.get("failed") for c in calls)
     cols = [
-        Col("step"),  # an id to copy into --at-step: one line, whole
+        Col("step"),  # an id to copy into AT_STEP: one line, whole
         Col("N", "right"),
         Col("model / tool", wrap=True, drop=2),
         # numbers have no spaces: wrapping only lets the headers go over two lines (together)
@@ -171,12 +172,12 @@ def calls_table(calls: list[dict[str, Any]]) -> None:
         if failed:
             row.append(Text("failed", style="red") if c.get("failed") else "")
         rows.append(row)
-    title = "Calls (bisect --at-step STEP, or --at-llm N)"
+    title = f"Calls (bisect {AT_STEP.flag} STEP, or {AT_LLM.flag} N)"
     print_fitted(con, cols, rows, title=title, title_justify="left")
 
 
 def render_aggregate(result: AggregateResult) -> None:
-    """Rollups, the index tree (60 ranges unless --all), the step strip, then the flags."""
+    """Rollups, the index tree (60 ranges unless ``ALL``), the step strip, then the flags."""
     rollup_table(result.run_row, result.aggregates, result.hidden, result.show_all)
     if result.calls is not None:  # imported runs: LLM and tool steps, failures, trace ids
         calls_table(result.calls)
@@ -188,7 +189,7 @@ def render_aggregate(result: AggregateResult) -> None:
 
 
 def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
-    """One row per LLM call; the step ids are what ``afp bisect --at-step`` takes.
+    """One row per LLM call; the step ids are what ``AT_STEP`` takes.
 
     Identifiers (step ids, model and tool names) never break mid-word: a model shared by every
     call moves into the title, and at a narrow terminal the least needed columns are left out
@@ -234,7 +235,7 @@ def llm_call_table(calls: list[LlmCallRow], localizable: set[str]) -> None:
         con.print(
             safe(
                 "* not in the commit log (inside a composition or no snapshot): afp bisect "
-                "--at-step cannot localize it"
+                f"{AT_STEP.flag} cannot localize it"
             ),
             style="dim",
         )

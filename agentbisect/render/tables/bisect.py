@@ -1,7 +1,7 @@
 """An ``afp bisect`` result as terminal panels, tables and trees.
 
 Only imported when a report is printed for a terminal, so rich and the bisect library are
-imported at the top here; ``--json`` and ``--format text`` never load this module.
+imported at the top here; the JSON and text formats never load this module.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from agentbisect.core.js import to_fixed
+from agentbisect.core.options import EXPECTED
 from agentbisect.render.console import stdout_console
 from agentbisect.render.fit import Col, print_fitted
 from agentbisect.render.flags import flag_text
@@ -57,7 +58,7 @@ def render_report(result: BisectResult) -> None:
     if r.ranking is not UNSET:
         head.append(f" · {r.ranking}")
         if r.contrastive is True:
-            head.append(" (contrastive: --expected)")
+            head.append(f" (contrastive: {EXPECTED.flag})")
     if r.embedder is not UNSET:
         head.append("\nembedder ")
         head.append_text(safe(str(r.embedder)))

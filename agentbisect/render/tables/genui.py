@@ -1,6 +1,6 @@
 """Terminal tables for ``afp genui-stats``: a totals panel, then one table per GenuiStats section.
 
-Imported only when tables are printed (``--json`` never pays for rich). Every recorded string
+Imported only when tables are printed (JSON output never pays for rich). Every recorded string
 (tool and model names, categories, error messages) goes through ``safe()``: plain Text, scrubbed
 of control and escape sequences, never parsed as markup.
 """

@@ -12,8 +12,6 @@ from __future__ import annotations
 from agentbisect.bisect.evidence.signals import claim_shape, claims, focus, phrases, semantic, terms
 from agentbisect.bisect.evidence.signals.context import Signal
 
-__all__ = ["EMBEDS", "REGISTRY", "Signal"]
-
 REGISTRY: tuple[Signal, ...] = (
     semantic.SIGNAL,
     terms.SIGNAL,

@@ -29,8 +29,6 @@ from agentbisect.bisect.evidence.lexical import (
 if TYPE_CHECKING:
     from agentbisect.bisect.evidence.focus import Focus
 
-__all__ = ["TEXT_KINDS", "Scoring", "Signal"]
-
 # What a signal can ask to have embedded besides the sources, in the order they are embedded:
 # the answer, its clauses, the expected answer, the question, the focus words (the answer's
 # content words and the question's predicate units, compared one word to one word).
@@ -113,7 +111,7 @@ def _question_focus(question: str | None) -> Focus | None:
     if not question:
         return None
     # focus.py is imported on first use: runs that never score evidence against a question
-    # (--upstream) do not pay for it (tests/test_startup.py)
+    # (upstream parity) do not pay for it (tests/test_startup.py)
     from agentbisect.bisect.evidence.focus import question_focus
 
     return question_focus(question, STOP)

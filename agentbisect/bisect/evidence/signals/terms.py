@@ -1,7 +1,7 @@
 """The ``terms`` signal: the share of the answer's attributable distinctive-term mass a source
 contains. A term weighs its IDF over the run's own sources, ×2 for numbers and codes, ×1.5 for
 names (``lexical.py``); answer terms no source contains are the model's own words and leave the
-denominator, and the question's terms (with ``--expected``, what both answers share) are given,
+denominator, and the question's terms (with ``EXPECTED``, what both answers share) are given,
 not evidence."""
 
 from __future__ import annotations

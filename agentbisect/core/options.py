@@ -1,7 +1,9 @@
-"""A command's option table: each parameter declared once, as an ``Arg``/``Opt`` row (name,
-flags, value type, default, bounds, choices, metavar, help). The fast front end parses argv with
-it (``argv.parse``); ``app.command_of`` builds the typer command from the same rows. It imports
-no CLI framework, so an ordinary command line never loads typer.
+"""The option table's rows: each parameter of a command declared once, as an ``Arg``/``Opt`` row
+(name, flags, value type, default, bounds, choices, metavar, help). The fast front end parses
+argv with them (``cli.argv.parse``); ``cli.typer_app.command_of`` builds the typer command from
+the same rows. The rows are plain data in ``core`` so that a message of any layer can name an
+option by its row (``FORCE.flag``) instead of spelling it again. It imports no CLI framework, so
+an ordinary command line never loads typer.
 
 The value rules are typer's for the plain values they accept (a string; a decimal integer or
 float within ``min``/``max``; an Enum member named exactly, or case-insensitively for
@@ -12,7 +14,7 @@ every error message is typer's own.
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 # What typer and click would read the same way: plain decimal, no sign but '-', no spaces, no
@@ -106,6 +108,12 @@ class Opt:
         """The option's long spelling, for messages that name it."""
         return next(f for f in self.flags if f.startswith("--"))
 
+    def replace(self, **changes: Any) -> Opt:
+        """This option with some fields changed, its name and flags kept (a command that words a
+        shared option's help its own way, or requires it)."""
+        fields = {k: getattr(self, k) for k in self.__slots__ if k not in ("name", "flags")}
+        return Opt(self.name, *self.flags, **{**fields, **changes})
+
     def value(self, text: str) -> Any:
         """The option's value for ``text`` as typer would pass it, or ``NO``."""
         if self.kind is str:
@@ -158,7 +166,7 @@ FORCE = Opt("force", "--force", kind=bool, help="With -o: replace an existing re
 
 class CommandSpec:
     """A command's name, help, its positional argument and its options, in declaration order
-    (the order of ``--help`` and of the body's keyword arguments)."""
+    (the order of the help and of the body's keyword arguments)."""
 
     __slots__ = ("arg", "by_flag", "by_name", "help", "name", "options")
 
@@ -181,3 +189,120 @@ class CommandSpec:
             default = opt.default
             out[opt.name] = list(default) if isinstance(default, list) else default
         return out
+
+
+# ------------------------------------------------------------ one command's options, named below
+# The options of a single command that a library module names in a message (an analysis refusing
+# a value, a renderer pointing at the option to use next). They are declared here, not in the
+# command's module, because a library module may not import ``cli``; the command's table lists
+# them in its place.
+
+# afp events: the filters ``analyses.select`` reports as matching nothing
+TYPES = Opt(
+    "types",
+    "--type",
+    "-t",
+    default=[],
+    metavar="TYPE",
+    multiple=True,
+    help="Only these types; glob patterns such as 'llm.*'. Repeatable.",
+)
+STAGE = Opt("stage", "--stage", metavar="STEP_ID", help="Only events of this runtimeStageId.")
+SUBFLOW_PATH = Opt(
+    "path",
+    "--path",
+    metavar="SUBFLOW_PATH",
+    help="Only events under this subflow path prefix, e.g. sf-tools or a/b.",
+)
+AT = Opt(
+    "at",
+    "--at",
+    kind=float,
+    metavar="COMMIT",
+    help="Only the boundary events (entry and exit) of the ranges enclosing this commit position.",
+)
+# events' shorthand for its table format; here because genui-stats' TABLE (a database table's
+# name) is another option with the same spelling, and a spelling is written in one file only
+TABLE_FORMAT = Opt("table", "--table", kind=bool, help=f"Shorthand for {FORMAT_FLAGS[0]} table.")
+
+# afp aggregate: the table renderer says what ALL shows; DRILL is resolved by analyses.aggregate
+ALL = Opt(
+    "show_all",
+    "--all",
+    kind=bool,
+    help="Also show all-zero agent-internal rollups and every index range.",
+)
+DRILL = Opt(
+    "drill",
+    "--drill",
+    metavar="GROUP_ID",
+    help="Show the step strip inside this group: its id, the id without #N, or the name "
+    "the index tree shows, when only one group has it.",
+)
+
+
+# afp record
+class Detail(StrEnum):
+    full = "full"
+    lean = "lean"
+
+
+DETAIL = Opt(
+    "detail",
+    "--detail",
+    kind=Detail,
+    default=Detail.full,
+    help="full: domain events with content; lean: without content.",
+)
+
+# afp genui-stats: the database and day-range options the genui readers check
+DB = Opt(
+    "db",
+    "--db",
+    metavar="URL",
+    help="Read the rows from a database instead: sqlite:///path.db (sqlite:////abs/path.db) "
+    "or postgresql://user:pass@host/db (needs the [postgres] extra).",
+)
+TABLE = Opt(
+    "table",
+    "--table",
+    metavar="NAME",
+    help=f"Table to read with {DB.flag}. [default: genui_calls]",
+)
+QUERY = Opt(
+    "query",
+    "--query",
+    metavar="SQL",
+    help=f"A SELECT to read the rows with {DB.flag}, instead of a table. Columns map to fields "
+    "by camelCase or snake_case name.",
+)
+FROM = Opt("from_day", "--from", metavar="YYYY-MM-DD", help="First UTC day to include (inclusive).")
+TO = Opt("to_day", "--to", metavar="YYYY-MM-DD", help="Last UTC day to include (inclusive).")
+
+# afp bisect: the trigger, the right answer and causal mode, which the reports and overviews
+# name to their reader (bisect's other options: ``agentbisect.bisect.options``)
+AT_STEP = Opt(
+    "at_step",
+    "--at-step",
+    metavar="STEP_ID",
+    help="Trigger: the runtimeStageId of the step that went wrong (afp aggregate lists them).",
+)
+AT_LLM = Opt(
+    "at_llm",
+    "--at-llm",
+    kind=int,
+    metavar="N",
+    help="Trigger: the N-th LLM call (0-based; -1 = the last).",
+)
+EXPECTED = Opt(
+    "expected",
+    "--expected",
+    metavar="TEXT|@FILE",
+    help="The right answer: evidence scores become contrastive (what the two answers disagree on).",
+)
+RERUN = Opt(
+    "rerun",
+    "--rerun",
+    metavar="CMD",
+    help="Causal mode: run CMD once per probe and seed (split like a shell, run without one).",
+)
