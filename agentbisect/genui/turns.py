@@ -14,7 +14,6 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from agentbisect.core.js import utf16_len
 from agentbisect.genui.classify import MAX_MESSAGE, classify_error, scrub_error
 from agentbisect.schema.genui import RecordGenuiCallInput
 
@@ -86,16 +85,20 @@ def _json(value: Any) -> str:
     return _JSON.encode(value).decode("utf-8")
 
 
+def _js_length(text: str) -> int:
+    """``String.prototype.length``: UTF-16 code units, as the upstream weights are measured."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def _js_round(x: float) -> int:
     """``Math.round`` (half up) — Python's ``round`` would round half to even."""
     return math.floor(x + 0.5)
 
 
 def _shares(facts: GenuiStepFacts) -> list[float]:
-    """Each call's share of the step: characters of its arguments over all characters written
-    (JS ``length``s, as the upstream weights are measured)."""
-    weights = [utf16_len(_json(call.input)) for call in facts.calls]
-    total = sum(weights) + utf16_len(facts.text)
+    """Each call's share of the step: characters of its arguments over all characters written."""
+    weights = [_js_length(_json(call.input)) for call in facts.calls]
+    total = sum(weights) + _js_length(facts.text)
     if total == 0:
         return [1 / len(weights)] * len(weights) if weights else []
     return [w / total for w in weights]
