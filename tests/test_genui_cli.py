@@ -363,3 +363,17 @@ def test_rows_read_alike_in_every_form(tmp_path: Path) -> None:
     bad.write_text(LINES[0] + "\n" + _bad_row(createdAt="2026-07-20T10:00:01") + "\n")
     err = one_line_error(run(str(bad), "--json"))
     assert err.startswith(f"afp: {bad}:2: createdAt: naive timestamp")
+
+
+@pytest.mark.parametrize("data", [b"[0", b"[0, {", b'["x"', b"[{}, 1", b"[\n{},\n7,\n{"])
+def test_wrong_row_ahead_of_broken_json_is_one_line(tmp_path: Path, data: bytes) -> None:
+    """A row of the wrong type before the JSON breaks off: the typed decode stops at the row and
+    the row cannot be located in JSON that does not parse — it used to end in "internal error:
+    DecodeError" (found by the fuzz test above)."""
+    f = tmp_path / "rows.json"
+    f.write_bytes(data)
+    res = run(str(f), "--json")
+    assert res.exit_code == 2, res.stderr
+    assert "internal error" not in res.stderr
+    one_line_error(res)
+    assert "not valid JSON" in res.stderr

@@ -184,11 +184,19 @@ def _decode_array(name: str, data: bytes) -> list[GenuiCallRow]:
             located = _locate_in_array(name, data, exc)
         except RecursionError:  # finding the row means decoding it again
             located = _deep_in_array(name, data)
+        except msgspec.DecodeError as bad:
+            # A row of the wrong type ahead of broken JSON (``[0``): the typed decode stopped at
+            # the row, the rows cannot be found in JSON that does not parse; it is not JSON.
+            located = _malformed(name, data, bad)
         raise located from None
     except msgspec.DecodeError as exc:
-        match = re.search(r"\(byte (\d+)\)", str(exc))
-        line = _line_of(data, int(match.group(1))) if match else 1
-        raise _decode_error(name, line, exc) from None
+        raise _malformed(name, data, exc) from None
+
+
+def _malformed(name: str, data: bytes, error: msgspec.DecodeError) -> InputError:
+    """The error of an array that is not valid JSON, at the line of the byte msgspec names."""
+    match = re.search(r"\(byte (\d+)\)", str(error))
+    return _decode_error(name, _line_of(data, int(match.group(1))) if match else 1, error)
 
 
 def _deep_in_array(name: str, data: bytes) -> InputError:
@@ -197,6 +205,8 @@ def _deep_in_array(name: str, data: bytes) -> InputError:
         elements = _RAW_ARRAY.decode(data)
     except RecursionError:
         return InputError(name, _TOO_DEEP)
+    except msgspec.DecodeError as exc:
+        return _malformed(name, data, exc)
     pos = 0
     for raw in elements:
         pos = data.find(bytes(raw), pos)
