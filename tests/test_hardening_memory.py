@@ -8,18 +8,18 @@ process under an address-space limit (``RLIMIT_AS``), as the issue measures them
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agentbisect.cli import flow
-from tests.conftest import PLANTED, ROOT
+from tests.conftest import PLANTED, ROOT, afp_proc
 
 AS_LIMIT = 6 << 30  # the issue's measuring limit: reserved stacks count against afp too
 
@@ -81,3 +81,67 @@ def test_no_room_for_the_decoding_stack_is_one_line() -> None:
 def test_the_decoding_stack_fits_the_measuring_limit() -> None:
     code, err, _, _ = run_limited("aggregate", str(PLANTED), "--json")
     assert code == 0, err
+
+
+# ------------------------------------------------------------- shape checked while decoding
+
+
+def test_a_long_array_of_the_wrong_items_is_refused_from_its_first_items(tmp_path: Path) -> None:
+    # The shape is judged before the whole is decoded: the end of this array is not even JSON.
+    p = tmp_path / "junk.json"
+    p.write_bytes(b"[" + b"{}," * 5_000 + b"{} oops")
+    code, err, _, _ = run_limited("events", str(p))
+    line = one_line(code, err)
+    assert "expected an array of domain events" in line and "first 1,000 items" in line, line
+
+
+def test_a_short_array_of_the_wrong_items_keeps_its_message() -> None:
+    proc = afp_proc("aggregate", "-", input="[{}, {}, 3]")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "afp: <stdin>: expected an array of domain events (items with a known type)"
+    )
+
+
+def test_an_array_of_unknown_events_then_a_known_one_is_read(tmp_path: Path) -> None:
+    # Within the first 1,000 items one known event is enough; unknown types are newer producers.
+    events = [{"type": "future.thing", "n": i} for i in range(1_500)]
+    events.insert(900, {"type": "run.entry", "runtimeStageId": "__root__#0", "payload": {}})
+    p = tmp_path / "a.json"
+    p.write_text(json.dumps(events))
+    proc = afp_proc("events", str(p), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 1_501
+
+
+def test_ten_million_empty_objects_are_refused_in_seconds_and_little_memory(
+    tmp_path: Path,
+) -> None:
+    p = tmp_path / "objects.json"
+    p.write_bytes(b"[" + b"{}," * 9_999_999 + b"{}]")  # 30 MB
+    code, err, seconds, rss = run_limited("aggregate", str(p))
+    assert "expected an array of domain events" in one_line(code, err)
+    assert seconds <= 5 and rss <= 500 << 20, (seconds, rss >> 20)
+
+
+def test_twenty_million_numbers_are_refused_in_little_memory(tmp_path: Path) -> None:
+    p = tmp_path / "numbers.json"
+    p.write_bytes(b"[" + b"7," * 19_999_999 + b"7]")  # 40 MB
+    code, err, _, rss = run_limited("events", str(p))
+    assert "expected an array of domain events" in one_line(code, err)
+    assert rss <= 300 << 20, rss >> 20
+
+
+def test_the_hundred_million_object_gzip_bomb_is_refused(tmp_path: Path) -> None:
+    # ~300 KB of gzip inflating to [{},{},…] (100 M items, 300 MB, under the 2 GiB input cap).
+    p = tmp_path / "bomb.json.gz"
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    block = b"{}," * (1 << 20)
+    with p.open("wb") as fh:
+        fh.write(c.compress(b"["))
+        for _ in range(95):
+            fh.write(c.compress(block))
+        fh.write(c.compress(b"{}]") + c.flush())
+    code, err, seconds, rss = run_limited("aggregate", str(p))
+    assert "expected an array of domain events" in one_line(code, err)
+    assert seconds < 60 and rss < 1 << 30, (seconds, rss >> 20)
