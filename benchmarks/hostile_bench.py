@@ -13,7 +13,8 @@ flooding rerun writes 1 MiB at a time, so it stays small). The cases (issue 28):
 * ``flood``: a rerun printing 100 MiB; cut at ``AFP_MAX_RERUN_OUTPUT``.
 * ``objects-gz``: 306 KB of gzip inflating to ``[{},{},…]`` (100 M items, 300 MB); refused,
   exit 2, within 60 s and under 1 GiB.
-* ``spaces-gz``: a valid trace padded with 1.9 GB of spaces, gzip'd (1.9 MB); read under 1 GiB.
+* ``spaces-gz``: a valid OTLP trace padded with 1.9 GB of spaces, gzip'd (1.9 MB); read under
+  1 GiB by ``aggregate`` and ``events``.
 * ``objects``: a 30 MB array of 10 M empty objects; refused in ≤ 5 s and ≤ 500 MB.
 * ``numbers``: an array of 20 M numbers; refused under 500 MB.
 * ``spans``: a 1,000,000-span OTLP trace of tiny spans under one root (~210 MB); ``events``,
@@ -63,15 +64,14 @@ def _objects_gz(path: Path, count: int) -> None:
 
 
 def _spaces_gz(path: Path, spaces: int) -> None:
-    """A valid OTLP trace with ``spaces`` blanks inside its top-level object, gzip'd."""
+    """A valid OTLP trace padded with ``spaces`` blanks after it, gzip'd."""
     trace = (ROOT / "fixtures/otel/oaiv2-2.4b0-span-only.tool-planted.otlp.json").read_bytes()
     c = zlib.compressobj(9, zlib.DEFLATED, 31)
     block = b" " * (1 << 20)
     with path.open("wb") as fh:
-        fh.write(c.compress(trace[:1]))
+        fh.write(c.compress(trace))
         for _ in range(spaces >> 20):
             fh.write(c.compress(block))
-        fh.write(c.compress(trace[1:]))
         fh.write(c.flush())
 
 

@@ -18,13 +18,17 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentbisect.cli import flow
 from tests.conftest import PLANTED, ROOT, afp_proc
 
 AS_LIMIT = 6 << 30  # the issue's measuring limit: reserved stacks count against afp too
 
 
-def run_limited(*args: str, as_limit: int = AS_LIMIT) -> tuple[int, str, float, int]:
+def run_limited(
+    *args: str, as_limit: int = AS_LIMIT, stdin: Any = None
+) -> tuple[int, str, float, int]:
     """``(exit code, stderr, seconds, peak RSS in bytes)`` of ``afp ARGS`` under ``as_limit``."""
 
     def limit() -> None:
@@ -33,6 +37,7 @@ def run_limited(*args: str, as_limit: int = AS_LIMIT) -> tuple[int, str, float, 
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentbisect", *args],
+        stdin=stdin,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=dict(os.environ, PYTHONPATH=str(ROOT)),
@@ -145,3 +150,85 @@ def test_the_hundred_million_object_gzip_bomb_is_refused(tmp_path: Path) -> None
     code, err, seconds, rss = run_limited("aggregate", str(p))
     assert "expected an array of domain events" in one_line(code, err)
     assert seconds < 60 and rss < 1 << 30, (seconds, rss >> 20)
+
+
+# ------------------------------------------------------------------------- whitespace bombs
+
+TRACE = ROOT / "fixtures/otel/oaiv2-2.4b0-span-only.tool-planted.otlp.json"
+
+
+def _gzip_with_blanks(
+    path: Path, before: bytes, blanks: int, after: bytes, blank: bytes = b" "
+) -> None:
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    block = blank * (1 << 20)
+    with path.open("wb") as fh:
+        fh.write(c.compress(before))
+        for _ in range(blanks >> 20):
+            fh.write(c.compress(block))
+        fh.write(c.compress(after) + c.flush())
+
+
+def test_a_trace_padded_with_blank_space_is_read_without_holding_it(tmp_path: Path) -> None:
+    # Issue 28: 1.9 GB of spaces after a valid trace, gzip'd to 1.9 MB, was read at 3.9 GB.
+    p = tmp_path / "padded.otlp.json.gz"
+    _gzip_with_blanks(p, TRACE.read_bytes(), 400 << 20, b"\n")
+    code, err, _, rss = run_limited("events", str(p), "--json")
+    assert code == 0, err
+    assert rss < 200 << 20, rss >> 20
+    plain = afp_proc("events", str(TRACE), "--json")
+    limited = afp_proc("events", str(p), "--json")
+    assert limited.stdout == plain.stdout
+
+
+def test_blank_space_streamed_on_stdin_is_not_held(tmp_path: Path) -> None:
+    p = tmp_path / "padded.otlp.json"
+    with p.open("wb") as fh:
+        fh.write(TRACE.read_bytes())
+        for _ in range(300):
+            fh.write(b" " * (1 << 20))
+    with p.open("rb") as fh:
+        code, err, _, rss = run_limited("aggregate", "-", stdin=fh)
+    assert code == 0, err
+    assert rss < 200 << 20, rss >> 20
+
+
+def test_blank_space_before_a_trace_no_longer_hides_its_format(tmp_path: Path) -> None:
+    # 8 MiB of blank lines pushed the trace past what its format's sniff reads: it was
+    # "expected a recording"; the blank run is one newline now.
+    p = tmp_path / "lead.otlp.json.gz"
+    _gzip_with_blanks(p, b"", 8 << 20, TRACE.read_bytes(), blank=b"\n")
+    got = afp_proc("events", str(p), "--json")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == afp_proc("events", str(TRACE), "--json").stdout
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b'{"a": "', b'"}'),  # blanks inside a string are its content
+        (b'{"a": "x\\"', b'"}'),  # after an escaped quote, still inside
+        (b'{"a": "x\\\\", "b": "', b'"}'),  # after an escaped backslash, a new string
+    ],
+)
+def test_blank_space_inside_a_string_is_kept(before: bytes, after: bytes) -> None:
+    from agentbisect.core import inputbytes
+
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    data = before + b" " * (3 << 20) + after
+    gz = c.compress(data) + c.flush()
+    out = inputbytes._gunzip("x", gz, 1 << 30, "JSON", inputbytes.check_start)
+    assert out == data
+
+
+def test_blank_lines_between_json_lines_keep_the_lines_apart() -> None:
+    from agentbisect.core import inputbytes
+
+    data = b'{"a": 1}' + b"\n" * (40 << 20) + b'{"a": 2}\n' + b" \t" * (20 << 20) + b"[3]"
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    gz = c.compress(data) + c.flush()
+    out = inputbytes._gunzip("x", gz, 1 << 30, "JSON", inputbytes.check_start)
+    # Inflated 4 MiB at a time, pieces that hold a token are kept whole: at most ~4 of them.
+    assert len(out) <= 17 << 20, len(out) >> 20
+    lines = [json.loads(line) for line in out.split(b"\n") if line.strip()]
+    assert lines == [{"a": 1}, {"a": 2}, [3]]
