@@ -232,3 +232,73 @@ def test_blank_lines_between_json_lines_keep_the_lines_apart() -> None:
     assert len(out) <= 17 << 20, len(out) >> 20
     lines = [json.loads(line) for line in out.split(b"\n") if line.strip()]
     assert lines == [{"a": 1}, {"a": 2}, [3]]
+
+
+# ------------------------------------------------------------------------- a long trace
+
+
+def _tiny_spans(path: Path, count: int) -> None:
+    """One OTLP/JSON request: a root and ``count - 1`` tiny children (the issue's 1 M-span file,
+    scaled down); the generator is the benchmark's."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from hostile_bench import _spans
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    _spans(path, count)
+
+
+def test_reading_a_long_trace_holds_its_spans_not_their_decode(tmp_path: Path) -> None:
+    # The spans were decoded all at once and held with the spans read from them: 1,137 bytes per
+    # tiny span at the peak, 520 kept. Decoded one at a time, with shared empty containers: ~380.
+    import gc
+    import tracemalloc
+
+    from agentbisect.importers.opentelemetry import otlp_json
+
+    p = tmp_path / "spans.otlp.json"
+    _tiny_spans(p, 50_000)
+    data = p.read_bytes()
+    was = gc.isenabled()
+    gc.disable()
+    tracemalloc.start()
+    try:
+        batch = otlp_json.read("spans.otlp.json", data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        if was:
+            gc.enable()
+    assert len(batch.spans) == 50_000
+    assert peak / 50_000 < 500, peak / 50_000
+
+
+def test_the_shared_empty_containers_of_spans_never_fill() -> None:
+    from agentbisect.importers.opentelemetry.spans import NO_ATTRIBUTES, NO_ITEMS
+
+    with pytest.raises(TypeError):
+        NO_ITEMS.append(1)
+    with pytest.raises(TypeError):
+        NO_ATTRIBUTES["k"] = 1
+    assert NO_ITEMS == [] and NO_ATTRIBUTES == {}
+
+
+def test_log_records_join_spans_that_share_the_empty_list() -> None:
+    from agentbisect.importers.opentelemetry import otlp_json
+
+    trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+    span = {"traceId": trace, "spanId": "00000000000000aa", "name": "chat", "kind": 3}
+    doc = {
+        "resourceSpans": [
+            {"scopeSpans": [{"spans": [span, {**span, "spanId": "00000000000000bb"}]}]}
+        ],
+        "resourceLogs": [
+            {"scopeLogs": [{"logRecords": [{"traceId": trace, "spanId": "00000000000000aa"}]}]}
+        ],
+    }
+    from agentbisect.importers.opentelemetry.traces import import_trace
+
+    batch = otlp_json.read("t", json.dumps(doc).encode())
+    assert batch.spans[0].logs is batch.spans[1].logs  # (both the shared empty list)
+    import_trace("t", json.dumps(doc).encode())  # joins one record without filling the other
+    assert batch.spans[1].logs == []
