@@ -132,7 +132,35 @@ def test_json_on_a_terminal_escapes_c1_and_bidi(tmp_path: Path) -> None:
         capture_output=True,
         timeout=60,
     )
-    assert "ok\u202eevil\x85\u200e".encode() in piped.stdout  # a pipe gets the bytes as they are
+    assert piped.stdout == shown.replace(b"\r\n", b"\n")  # a pipe gets what a terminal gets
+
+
+def test_json_in_a_pipe_escapes_c1_and_bidi_in_every_output(tmp_path: Path) -> None:
+    # Issue 28: piped JSON carried raw U+009B (an 8-bit CSI), U+0085 and bidi controls.
+    rec = json.loads((UP / "react-tools.recording.json").read_text())
+    rows = rec["snapshot"]["recorders"]
+    data = next(r for r in rows if r["name"] == "BoundaryEvents")["data"]
+    end = next(e for e in data if e["type"] == "llm.end")
+    end["content"] = "ok\x9b31m\u202eevil\x85\u2066\x7f"
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
+    for args in (["events", str(p), "--format", "json"], ["events", str(p), "--json"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "agentbisect", *args], capture_output=True, timeout=60
+        ).stdout
+        assert b"ok\\u009b31m\\u202eevil\\u0085\\u2066\\u007f" in out, args
+        _assert_safe(out.decode("utf-8"))
+        first = out.splitlines()[0] if "--json" in args else out  # (JSON Lines)
+        assert json.loads(first) is not None  # still JSON
+
+
+def test_streamed_json_is_escaped_across_batches() -> None:
+    # The events stream is escaped in ~1 MiB batches: every batch, not only the first.
+    from agentbisect.render import console
+
+    pieces = [b"[", b'"' + b"x" * (1 << 20) + b'"', b",", '"\x85\u202e"'.encode(), b"]"]
+    out = b"".join(console._escaped_batches(pieces))
+    assert out == b'["' + b"x" * (1 << 20) + b'","\\u0085\\u202e"]'
 
 
 def test_error_messages_are_scrubbed(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from agentbisect.core.files import check_target, gzip_bytes, write_atomic
 from agentbisect.core.honesty import HonestyFlag, dedupe, flag
 from agentbisect.core.inputbytes import read_input
 from agentbisect.core.options import DETAIL
-from agentbisect.importers import convert_with, importer_for, load_bytes
+from agentbisect.importers import InputBuffer, convert_with, importer_for, load_bytes
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
 from agentbisect.model.boundary.rebuild import rebuild_index
 from agentbisect.model.loaded import Loaded
@@ -57,16 +57,23 @@ def record_file(
     name, data, compressed = read_input(input_path)
     size_in = _size_on_disk(input_path, data)
     imp = importer_for(data) or recording
+    # Only the buffer holds the bytes of an input that is converted (not read again below): a
+    # trace importer lets them go once its spans are read, before the long synthesis (the 217 MB
+    # of a 1,000,000-span trace were alive through it).
+    again = data if imp is recording else None
+    buf = InputBuffer(data)
+    del data
     conv = convert_with(
         imp,
         name,
-        data,
+        buf,
         options,
         detail=detail,
         keep_embeddings=keep_embeddings,
         max_events=max_events,
     )
-    loaded_in = load_bytes(data, name) if imp is recording else None
+    del buf
+    loaded_in = load_bytes(again, name) if again is not None else None
     recorded = conv.joined()
     out_bytes = recorded
     if gzip or (gzip is None and output.endswith(".gz")):

@@ -1,9 +1,9 @@
 """The one place errors become exit codes, shared by both front ends (typer's and the fast one).
 
 ``call`` runs a command body: our error family prints one line and exits with its code, a closed
-pipe is a quiet 0, Ctrl-C is 130, anything else is an "internal error" line (a traceback too
-with the root ``DEBUG`` option) and 2. ``cli.typer_app.command_of`` wraps it for typer; ``cli.fast``
-calls it directly.
+pipe is a quiet 0, Ctrl-C is 130, running out of memory is one line and 2, anything else is an
+"internal error" line (a traceback too with the root ``DEBUG`` option) and 2.
+``cli.typer_app.command_of`` wraps it for typer; ``cli.fast`` calls it directly.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentbisect.cli import DEBUG
-from agentbisect.core.errors import AgentbisectError
+from agentbisect.core.errors import AgentbisectError, too_large_message
 from agentbisect.render import notes
 from agentbisect.render.console import flush_stdout, silence_stdout
 
@@ -56,6 +56,22 @@ def call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
 
 def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
     try:
+        return _call_body(body, kwargs)
+    except MemoryError:
+        # Said here, outside the handler that caught it: the traceback (and the frames holding
+        # what filled the memory) is let go first, so saying so cannot run out of memory too.
+        _traceback_if_debug()
+    say(too_large_message(_input_name(kwargs)))
+    return 2
+
+
+def _input_name(kwargs: dict[str, Any]) -> str:
+    name = kwargs.get("file") or kwargs.get("input_path") or "the input"
+    return "<stdin>" if name == "-" else str(name)
+
+
+def _call_body(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
+    try:
         body(**kwargs)
         flush_stdout()
         return 0
@@ -72,13 +88,14 @@ def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
     except KeyboardInterrupt:
         say("interrupted")
         return 130
+    except MemoryError:
+        raise  # (for ``_call``)
     except Exception as exc:  # a bug: still no traceback unless asked for
         _traceback_if_debug()
         if isinstance(exc, RecursionError):
             # Deep input met a decode outside the deep-stack thread (load.MAIN_THREAD_DEPTH).
-            name = kwargs.get("file") or kwargs.get("input_path") or "the input"
             say(
-                f"{'<stdin>' if name == '-' else name}: nests too deeply to be analysed "
+                f"{_input_name(kwargs)}: nests too deeply to be analysed "
                 f"(a value decoded after loading is over {sys.getrecursionlimit():,} levels)"
             )
         elif isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS:

@@ -51,6 +51,10 @@ def run_deep(fn: Callable[..., T], *args: Any) -> T:
         old = threading.stack_size(_STACK_BYTES)  # (the size a thread gets when it starts)
         try:
             worker.start()
+        except RuntimeError:
+            # The stack could not be reserved (an address-space limit, ``ulimit -v``): out of
+            # memory, said as such, not a bug. (Under ``prlimit --as=6G`` it starts.)
+            raise MemoryError("no room for the decoding thread's stack") from None
         finally:
             threading.stack_size(old)
         while worker.is_alive():

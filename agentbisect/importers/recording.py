@@ -20,7 +20,13 @@ from agentbisect.core.honesty import HonestyFlag, flag
 from agentbisect.core.js import is_num
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail
-from agentbisect.model.loaded import Loaded, _decode, _decode_error, raw_kind
+from agentbisect.model.loaded import (
+    Loaded,
+    _decode,
+    _decode_error,
+    raw_kind,
+    refuse_unknown_array,
+)
 from agentbisect.schema.recording import (
     BOUNDARY_ROW_NAME,
     ENVELOPE_FORMAT,
@@ -55,6 +61,7 @@ def load(name: str, data: bytes, compressed: bool) -> Loaded:
 def load_shapes(name: str, data: bytes, compressed: bool) -> Loaded:
     head = raw_kind(data)
     if head == b"[":
+        refuse_unknown_array(name, data)  # before the decode builds all of it
         loaded = Loaded(name, "boundary-row", compressed, len(data))
         loaded.defer_domain(data, "$", "array")
         dom = loaded.domain

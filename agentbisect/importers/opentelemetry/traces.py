@@ -149,6 +149,8 @@ def _import_trace(
             if span is None:
                 unjoined += 1
                 continue
+            if not span.logs:
+                span.logs = []  # (it may be the shared empty list, which never grows)
             span.logs.append(rec)
         del by_id
         batch.logs = []
