@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from agentbisect.importers.opentelemetry.spans import MAX_NS, Span
+from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, Span
 from agentbisect.importers.texts import REDACTED, as_text, text_of
 
 LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
@@ -648,6 +648,16 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
     return r
 
 
+# The reading of a span with no operation afp reads, shared by every such span: nothing is added
+# to it later (problems are found only on LLM calls and retrievals), and a reading and a problem
+# list each were ~130 bytes of every span of a long trace.
+_PLAIN = {
+    (role, convention): Reading(None, role, convention, NO_ITEMS)
+    for role in ("other", "embedding")
+    for convention in ("genai", "openinference", "none")
+}
+
+
 def read_span(span: Span) -> Reading:
     """Which operation a span is, under which convention, with its content."""
     a = span.attributes
@@ -675,6 +685,8 @@ def read_span(span: Span) -> Reading:
         role, convention = "tool", "genai"
     else:
         role, convention = "other", "none"
+    if role in ("other", "embedding"):
+        return _PLAIN[role, convention]
     reading = Reading(None, role, convention)
     if role == "llm":
         reading.op = _llm(span, reading)
