@@ -298,3 +298,64 @@ def test_the_one_path_is_python_and_reads_its_inputs() -> None:
         names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert "mmap" not in names, path.relative_to(PKG)
+
+
+# ------------------------------------------------------------------------- no import circles
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module → the package modules it imports (at any level, also inside functions), with
+    ``from package import submodule`` read as an import of the submodule."""
+    files = {_module_name(p): p for p in PKG.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        out: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agentbisect"):
+                assert node.module is not None
+                subs = [f"{node.module}.{a.name}" for a in node.names]
+                found = [s for s in subs if s in files]
+                out.update(found)
+                if len(found) < len(subs):  # names, not submodules: the module itself
+                    out.add(node.module)
+            elif isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name in files)
+        graph[name] = {m for m in out if m in files and m != name}
+    return graph
+
+
+def test_no_module_imports_itself_round_a_circle() -> None:
+    """Circles are defects (``farm-studio look``); the floors alone do not catch one inside a
+    floor (``core.errors`` ↔ ``core.inputbytes`` came back through a function-level import)."""
+    graph = _module_graph()
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    circles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    # A package's ``__init__`` that re-exports its submodules, imported by them lazily, is a
+    # seam, not a circle: only circles through plain modules count.
+    real = [c for c in circles if not any(graph.get(m) is not None and _is_package(m) for m in c)]
+    assert real == [], real
+
+
+def _is_package(module: str) -> bool:
+    return (ROOT / Path(*module.split(".")) / "__init__.py").exists()

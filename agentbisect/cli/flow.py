@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentbisect.cli import DEBUG
-from agentbisect.core.errors import AgentbisectError, too_large_message
+from agentbisect.core.errors import AgentbisectError
 from agentbisect.render import notes
 from agentbisect.render.console import flush_stdout, silence_stdout
 
@@ -61,6 +61,9 @@ def _call(body: Callable[..., Any], kwargs: dict[str, Any]) -> int:
         # Said here, outside the handler that caught it: the traceback (and the frames holding
         # what filled the memory) is let go first, so saying so cannot run out of memory too.
         _traceback_if_debug()
+    # (imported here, once the memory is let go: the input reader is not a start-up import)
+    from agentbisect.core.inputbytes import too_large_message
+
     say(too_large_message(_input_name(kwargs)))
     return 2
 

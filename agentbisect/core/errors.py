@@ -49,13 +49,3 @@ class ExternalCommandFailed(AgentbisectError):
     """A command the user supplied (an ablation rerun) failed, timed out or answered garbage."""
 
     exit_code = 3
-
-
-def too_large_message(name: str) -> str:
-    """What afp says when reading ``name`` ran out of memory (a ``MemoryError`` anywhere)."""
-    from agentbisect.core.inputbytes import MAX_INPUT_ENV
-
-    return (
-        f"input too large to hold in memory: {name} (afp ran out of memory reading it; "
-        f"give it more memory, or set {MAX_INPUT_ENV} to refuse such inputs sooner)"
-    )

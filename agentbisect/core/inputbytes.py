@@ -66,6 +66,14 @@ def input_cap() -> int:
     return parse_size(MAX_INPUT_ENV, DEFAULT_MAX_INPUT)
 
 
+def too_large_message(name: str) -> str:
+    """What afp says when reading ``name`` ran out of memory (a ``MemoryError`` anywhere)."""
+    return (
+        f"input too large to hold in memory: {name} (afp ran out of memory reading it; "
+        f"give it more memory, or set {MAX_INPUT_ENV} to refuse such inputs sooner)"
+    )
+
+
 def describe_size(n: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift and n % (1 << shift) == 0:
