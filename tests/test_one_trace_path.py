@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from agentbisect.importers import open_run
-from tests.conftest import ROOT, cli
+from tests.conftest import ROOT, afp_proc, cli
 from tests.otel_build import export, span
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -132,22 +132,12 @@ def _one_line_error_or_result(res: subprocess.CompletedProcess[str], name: str) 
         assert json.loads(res.stdout)["run"]["llmCalls"] >= 0
 
 
-def _afp(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentbisect", *argv],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
-
-
 @pytest.mark.parametrize("keep", [0.5, 0.9, 0.999])
 def test_a_truncated_trace_reads_cleanly(tmp_path: Path, keep: float) -> None:
     data = _bench_trace(201, 2)
     f = tmp_path / "cut.otlp.jsonl"
     f.write_bytes(data[: int(len(data) * keep)])  # cut inside a line
-    _one_line_error_or_result(_afp("aggregate", "--json", str(f)), str(f))
+    _one_line_error_or_result(afp_proc("aggregate", "--json", str(f)), str(f))
 
 
 def test_a_trace_truncated_while_it_is_read_never_crashes(tmp_path: Path) -> None:
@@ -187,8 +177,8 @@ def test_aggregate_reads_a_fifo_like_stdin(tmp_path: Path) -> None:
 
     t = threading.Thread(target=writer, daemon=True)
     t.start()
-    res = _afp("aggregate", "--json", str(fifo), timeout=60)
+    res = afp_proc("aggregate", "--json", str(fifo), timeout=60)
     t.join(timeout=10)
     assert res.returncode == 0, res.stderr
-    want = _afp("aggregate", "--json", str(plain))
+    want = afp_proc("aggregate", "--json", str(plain))
     assert json.loads(res.stdout)["run"] == json.loads(want.stdout)["run"]
