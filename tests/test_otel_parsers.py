@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from agentbisect.importers.opentelemetry import otlp_json
 from agentbisect.importers.opentelemetry.conventions import (
     BadContent,
-    MessageCache,
     indexed,
     message_from,
     messages_from,
@@ -231,43 +230,3 @@ def test_repeated_short_strings_are_kept_once_per_file() -> None:
         else:
             assert va == vb
     assert a.trace_id is b.trace_id and a.name is b.name
-
-
-_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8))
-_message_like = st.one_of(
-    _json_leaf,
-    st.fixed_dictionaries(
-        {"role": st.sampled_from(["user", "assistant", "tool", "system", ""])},
-        optional={
-            "content": st.one_of(
-                _json_leaf, st.lists(st.dictionaries(st.text(max_size=6), _json_leaf), max_size=2)
-            ),
-            "parts": st.lists(
-                st.one_of(
-                    _json_leaf,
-                    st.fixed_dictionaries(
-                        {"type": st.sampled_from(["text", "tool_call", "tool_call_response", "x"])},
-                        optional={"content": _json_leaf, "id": _json_leaf, "name": _json_leaf},
-                    ),
-                ),
-                max_size=3,
-            ),
-            "tool_call_id": _json_leaf,
-        },
-    ),
-)
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(_message_like, max_size=4), min_size=1, max_size=4))
-def test_message_cache_reads_what_a_fresh_read_does(windows: list[list[Any]]) -> None:
-    """Messages shared between calls through the cache are the messages a fresh read gives,
-    text included, however the windows overlap."""
-    cache = MessageCache()
-    for window in windows:
-        value = msgspec.json.encode(window).decode()
-        cached = messages_from(value, cache)
-        fresh = messages_from(value)
-        assert cached == fresh
-        assert [m.text() for m in cached] == [m.text() for m in fresh]
-        cache.next_call()

@@ -36,7 +36,6 @@ from agentbisect.importers.opentelemetry.conventions import (
     Boundary,
     LLMCall,
     Message,
-    MessageCache,
     Part,
     Reading,
     Retrieval,
@@ -167,7 +166,6 @@ class _Builder:
         self.pending: list[tuple[Node, Retrieval]] = []
         self.doc_parts: set[str] = set()  # input parts that are retrieved documents
         self.paragraphs: dict[str, tuple[str, ...]] = {}  # system text -> its parts
-        self.message_cache = MessageCache()
 
     # ------------------------------------------------------------------ plumbing
 
@@ -352,8 +350,7 @@ class _Builder:
     def _llm_start(self, node: Node, call: LLMCall) -> None:
         step = node.step_id
         self.llm_steps.append(step)
-        read_llm_content(node.span, node.reading, self.message_cache)
-        self.message_cache.next_call()
+        read_llm_content(node.span, node.reading)
         self._sources(node, call)
         self._flush()
         system_text = "\n\n".join(

@@ -252,48 +252,7 @@ def message_from(obj: Any, role: str = "") -> Message:
     return msg
 
 
-class MessageCache:
-    """The messages read from the last two calls' JSON, by their exact bytes: each call of a
-    run sends the window of the conversation so far, so most of its messages were read for the
-    call before. Two generations bound what is kept to two windows."""
-
-    __slots__ = ("_new", "_old")
-
-    def __init__(self) -> None:
-        self._new: dict[bytes, Message] = {}
-        self._old: dict[bytes, Message] = {}
-
-    def next_call(self) -> None:
-        self._old, self._new = self._new, {}
-
-    def read(self, value: str) -> list[Message] | None:
-        """The messages of a JSON array, or None when ``value`` is not one (read it the usual
-        way then: the same errors, the same other forms)."""
-        try:
-            items = _RAW_ITEMS.decode(value)
-        except msgspec.DecodeError:  # (and ValidationError: not an array)
-            return None
-        out = []
-        for raw in items:
-            key = bytes(raw)
-            msg = self._new.get(key)
-            if msg is None:
-                msg = self._old.get(key)
-                if msg is None:
-                    msg = message_from(msgspec.json.decode(key))
-                self._new[key] = msg
-            out.append(msg)
-        return out
-
-
-_RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
-
-
-def messages_from(value: Any, cache: MessageCache | None = None) -> list[Message]:
-    if cache is not None and isinstance(value, str):
-        found = cache.read(value)
-        if found is not None:
-            return found
+def messages_from(value: Any) -> list[Message]:
     value = _json_value(value)
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]
@@ -443,7 +402,7 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
 _CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
 
 
-def read_llm_content(span: Span, reading: Reading, cache: MessageCache | None = None) -> None:
+def read_llm_content(span: Span, reading: Reading) -> None:
     """Read an LLM span's message content into its ``LLMCall`` (once; on demand, so that a long
     trace never holds every call's parsed history at the same time). The raw content attributes,
     events and log records are released afterwards."""
@@ -468,7 +427,7 @@ def read_llm_content(span: Span, reading: Reading, cache: MessageCache | None = 
         ):
             if key in src and not getattr(call, target):
                 try:
-                    setattr(call, target, messages_from(src[key], cache))
+                    setattr(call, target, messages_from(src[key]))
                     call.content_source = call.content_source or origin
                 except BadContent as exc:
                     bad(key, exc)
