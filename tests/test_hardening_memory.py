@@ -139,15 +139,59 @@ def test_ten_million_empty_objects_are_refused_in_seconds_and_little_memory(
     p = tmp_path / "objects.json"
     p.write_bytes(b"[" + b"{}," * 9_999_999 + b"{}]")  # 30 MB
     code, err, seconds, rss = run_limited("aggregate", str(p))
-    assert "expected an array of domain events" in one_line(code, err)
+    # (the element budget sees it first: 10 M values in 30 MB)
+    assert "JSON values in 30,000,001 bytes" in one_line(code, err)
     assert seconds <= 5 and rss <= 500 << 20, (seconds, rss >> 20)
+
+
+def test_a_long_array_of_objects_of_no_known_type_is_refused_by_its_first_items(
+    tmp_path: Path,
+) -> None:
+    # Within the element budget (~20 bytes an item), so it is the shape that refuses it.
+    p = tmp_path / "objects.json"
+    p.write_bytes(b"[" + b'{"kind": "nothing"},' * 499_999 + b'{"kind": "nothing"}]')  # 10 MB
+    code, err, seconds, _ = run_limited("aggregate", str(p))
+    assert "none of the first 1,000 items has one" in one_line(code, err)
+    assert seconds <= 5, seconds
+
+
+@pytest.mark.parametrize(
+    ("wrapper", "command"),
+    [
+        (b'{"events": [%s]}', "aggregate"),  # a recording's events
+        (b'{"snapshot": {"commitLog": [%s]}, "events": []}', "aggregate"),  # its commit log
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [%s]}]}]}', "events"),  # a trace's spans
+        (b"[%s]", "genui-stats"),  # genui rows as an array
+    ],
+)
+def test_ten_million_empty_objects_inside_any_format_are_refused_before_decoding(
+    tmp_path: Path, wrapper: bytes, command: str
+) -> None:
+    # Each held 10 M decoded values (600 MB, 1–13 s) before its format's own check said a word.
+    p = tmp_path / "bomb.json"
+    p.write_bytes(wrapper % (b"{}," * 9_999_999 + b"{}"))
+    code, err, seconds, rss = run_limited(command, str(p))
+    assert "JSON values in" in one_line(code, err)
+    assert seconds <= 5 and rss <= 300 << 20, (seconds, rss >> 20)
+
+
+def test_commas_inside_strings_are_text_not_values(tmp_path: Path) -> None:
+    # 2 MB of commas in one tool result: the first count trips, the string-aware one does not.
+    text = "," * 2_000_000
+    events = [
+        {"type": "run.entry", "runtimeStageId": "__root__#0", "payload": {"note": text}},
+    ]
+    p = tmp_path / "commas.json"
+    p.write_text(json.dumps(events))
+    proc = afp_proc("events", str(p), "--json")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_twenty_million_numbers_are_refused_in_little_memory(tmp_path: Path) -> None:
     p = tmp_path / "numbers.json"
     p.write_bytes(b"[" + b"7," * 19_999_999 + b"7]")  # 40 MB
     code, err, _, rss = run_limited("events", str(p))
-    assert "expected an array of domain events" in one_line(code, err)
+    assert "JSON values in" in one_line(code, err)  # (the element budget, before the shape)
     assert rss <= 300 << 20, rss >> 20
 
 
@@ -162,7 +206,7 @@ def test_the_hundred_million_object_gzip_bomb_is_refused(tmp_path: Path) -> None
             fh.write(c.compress(block))
         fh.write(c.compress(b"{}]") + c.flush())
     code, err, seconds, rss = run_limited("aggregate", str(p))
-    assert "expected an array of domain events" in one_line(code, err)
+    assert "JSON values in" in one_line(code, err)  # (the element budget, before the shape)
     assert seconds < 60 and rss < 1 << 30, (seconds, rss >> 20)
 
 

@@ -86,3 +86,24 @@ def test_any_json_value_in_an_option_file(option: str, value: Any) -> None:
 @given(option=st.sampled_from(JSON_FILE_OPTIONS), text=nested)
 def test_nested_json_in_an_option_file(option: str, text: str) -> None:
     _check(option, text)
+
+
+def _values_after_the_first(value: Any) -> int:
+    """Array items and object members after each container's first: one comma before each."""
+    if isinstance(value, list):
+        return max(len(value) - 1, 0) + sum(_values_after_the_first(v) for v in value)
+    if isinstance(value, dict):
+        return max(len(value) - 1, 0) + sum(_values_after_the_first(v) for v in value.values())
+    return 0
+
+
+@given(json_values, st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_element_budget_counts_exactly_the_commas_between_values(
+    value: Any, pretty: bool
+) -> None:
+    # Strings (keys too) may hold commas, quotes and escapes; none of theirs may be counted.
+    from agentbisect.core.budget import _STRING
+
+    data = json.dumps(value, indent=1 if pretty else None, ensure_ascii=False).encode()
+    assert _STRING.sub(b'""', data).count(b",") == _values_after_the_first(value)

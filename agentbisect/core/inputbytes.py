@@ -22,6 +22,7 @@ import sys
 import zlib
 from collections.abc import Callable
 
+from agentbisect.core.budget import check_values
 from agentbisect.core.errors import InputError, UsageError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -283,12 +284,19 @@ def _read_stream(name: str, fh: object, cap: int, what: str, check: Check) -> by
 
 
 def read_input(
-    path: str, what: str = "a JSON recording", *, allow_empty: bool = False, text: bool = False
+    path: str,
+    what: str = "a JSON recording",
+    *,
+    allow_empty: bool = False,
+    text: bool = False,
+    whole: bool = True,
 ) -> tuple[str, bytes, bool]:
     """Return ``(display name, decompressed bytes, was_gzip)``; ``-`` reads stdin.
 
     ``what`` names what was expected, for the errors. The bytes never start with a UTF-8 BOM.
     ``text``: the input is UTF-8 text, not JSON (only binary data and UTF-16/32 are refused).
+    ``whole``: JSON the caller may decode whole, so held to the element budget (``core.budget``);
+    a reader that decodes in bounded pieces checks the parts it decodes whole itself.
     """
     check = check_text_start if text else check_start
     name = "<stdin>" if path == "-" else path
@@ -332,4 +340,6 @@ def read_input(
     # isspace() scans without copying (strip() would copy a whole large file ending in "\n").
     if not allow_empty and (not data or data.isspace()):
         raise InputError(name, f"file is empty, expected {what}")
+    if whole and not text:
+        check_values(name, data, what)
     return name, data, compressed

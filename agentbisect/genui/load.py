@@ -12,6 +12,7 @@ import re
 
 import msgspec
 
+from agentbisect.core.budget import check_values
 from agentbisect.core.errors import InputError
 from agentbisect.core.inputbytes import read_input
 from agentbisect.genui.columns import CHUNK_ROWS, Columns, ColumnsBuilder, RowOutOfRange
@@ -234,6 +235,7 @@ def decode_columns(name: str, data: bytes) -> Columns:
 def _columns(name: str, data: bytes, shape: str | None) -> Columns:
     builder = ColumnsBuilder()
     if shape == "array":
+        check_values(name, data, WHAT)
         rows = _decode_array(name, bytes(data))
         for start in range(0, len(rows), CHUNK_ROWS):
             builder.add(rows[start : start + CHUNK_ROWS])
@@ -254,7 +256,8 @@ def _columns(name: str, data: bytes, shape: str | None) -> Columns:
 def load_columns(path: str) -> tuple[str, Columns]:
     """``(display name, columns of the rows)`` of a path, ``-`` or gzip; an empty file is zero
     rows, not an error (spec §4.7)."""
-    name, data, _ = read_input(path, WHAT, allow_empty=True)
+    # (JSON Lines are decoded a chunk at a time; an array whole, so it is checked in _columns)
+    name, data, _ = read_input(path, WHAT, allow_empty=True, whole=False)
     return name, decode_columns(name, data)
 
 
