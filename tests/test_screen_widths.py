@@ -277,6 +277,6 @@ def test_a_trace_agent_path_breaks_after_its_colon_not_mid_name() -> None:
     # at 80 columns the rollups' path column folded "invoke_agent:order_" / "lookup#3"
     shown = _run(80, "aggregate", str(FIXTURES / "otel" / "transcript.multi-agent.history.json"))
     rollups = shown[: shown.index("Calls")]
-    for agent in ("triage#1", "order_lookup#3", "policy_researcher#5", "billing#7"):
+    for agent in ("triage#3", "order_lookup#5", "policy_researcher#7", "billing#9"):
         assert "│ invoke_agent:" in rollups
         assert re.search(rf"│ {agent}\s+│", rollups), agent

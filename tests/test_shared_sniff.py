@@ -48,8 +48,9 @@ def _old_role_item(raw: bytes | msgspec.Raw) -> bool:
 
 
 def old_transcript_sniff(data: bytes) -> bool:
+    # (Since issue 23 an object's keys count wherever they are, not only in its first bytes.)
     head = data.lstrip()[:SNIFF_BYTES]
-    if head[:1] not in (b"[", b"{") or b'"role"' not in head:
+    if head[:1] not in (b"[", b"{") or (head[:1] == b"[" and b'"role"' not in head):
         return False
     try:
         if head[:1] == b"[":
@@ -58,8 +59,6 @@ def old_transcript_sniff(data: bytes) -> bool:
         first = data.lstrip().split(b"\n", 1)[0]
         if _old_role_item(first):
             return True
-        if b'"messages"' not in head and b'"history"' not in head:
-            return False
         top = msgspec.json.decode(data, type=_OldTop)
     except (msgspec.MsgspecError, RecursionError):
         return False

@@ -930,18 +930,23 @@ def synthesize(
     axis_note: str = "",
     detail: Mode = "full",
     max_events: object = DEFAULT_MAX_EVENTS,
+    step_numbers: dict[str, int] | None = None,
 ) -> Synthesis:
     """One trace's spans → recording (``{snapshot, events, import}``) with its flags.
 
     ``readings`` replaces the convention reading of the spans it names (transcripts build their
-    calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag.
+    calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag;
+    ``step_numbers`` gives the spans it names the number after ``#`` in their step ids (a
+    history's position; unique among steps of one label), others are numbered in walk order.
     """
     root = build_tree(spans, flags, name, readings)
+    numbers = step_numbers or {}
     index = 0
     for node, entering in _walk(root):
         if entering:
             node.index = index
-            node.step_id = f"{step_label(node.reading, node.span)}#{index}"
+            number = numbers.get(node.span.span_id, index)
+            node.step_id = f"{step_label(node.reading, node.span)}#{number}"
             index += 1
     b = _Builder(root, flags, detail, max_events)
     b.build()

@@ -46,32 +46,32 @@ def sniff(data: bytes) -> bool:
     # Offsets into data rather than data.lstrip() and a split: those copied whole recordings.
     at = _LEADING_WS.match(data).end()  # type: ignore[union-attr]  # always matches
     head = data[at : at + SNIFF_BYTES]
-    if head[:1] not in (b"[", b"{") or b'"role"' not in head:
-        return False
     try:
         if head[:1] == b"[":
+            if b'"role"' not in head:
+                return False
             items = msgspec.json.decode(data, type=list[msgspec.Raw])
             return bool(items) and _role_item(items[0])
+        if head[:1] != b"{":
+            return False
         nl = data.find(b"\n", at)
         end = nl if nl >= 0 else len(data)
+        # One object: its top-level keys, whatever their order, from the decode the recording
+        # importer shares (a Who&When log puts its question, thousands of bytes, before its
+        # history; looking for the keys in the first bytes refused those).
         if toplevel.spans_all(data, at, end):
-            # The first line is the whole input (one-line JSON, as a recording is). The shared
-            # decode says whether a top-level key is there at all; only a present one is
-            # decoded here (msgspec checks every occurrence of a repeated key).
             if toplevel.parse(data).member("role") is not UNSET and _role_item(data):
                 return True
         elif _role_item(data[at:end]):
             return True  # one message per line (or a single message)
-        if b'"messages"' not in head and b'"history"' not in head:
-            return False
         parsed = toplevel.parse(data)
         if parsed.member("messages") is UNSET and parsed.member("history") is UNSET:
             return False  # neither key (or not an object): nothing to find
-        top = msgspec.json.decode(data, type=_Top)
+        top = msgspec.json.decode(data, type=_Top)  # (checks every occurrence of a repeated key)
+        found = top.messages or top.history
+        return bool(found) and found is not None and _role_item(found[0])
     except (msgspec.MsgspecError, RecursionError):
         return False
-    found = top.messages or top.history
-    return bool(found) and found is not None and _role_item(found[0])
 
 
 def convert(
