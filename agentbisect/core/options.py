@@ -151,8 +151,8 @@ LOGS = Opt(
     "--logs",
     metavar="FILE",
     multiple=True,
-    help="OpenTelemetry log records (OTLP/JSON) exported to another file; joined to their spans "
-    "by trace and span id. Repeatable.",
+    help="OpenTelemetry log records exported to another file (OTLP/JSON, its JSON Lines, or the "
+    "SDK console form); joined to their spans by trace and span id. Repeatable.",
 )
 OUTPUT = Opt(
     "output",

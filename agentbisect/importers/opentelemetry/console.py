@@ -1,6 +1,7 @@
 """Read the OpenTelemetry SDK's own span JSON: the console exporter's concatenated
 ``span.to_json()`` objects, a JSON array of them, and agent frameworks' dumps of the same objects
-(``{"spans": [...]}`` with ``context``/``parent`` objects and integer nanosecond times).
+(``{"spans": [...]}`` with ``context``/``parent`` objects and integer nanosecond times); and its
+log-record JSON, the console log exporter's concatenated ``LogRecord.to_json()`` objects.
 
 Ids come as ``0x…`` hex (or integers), times as ISO strings or nanoseconds, the kind as
 ``"SpanKind.CLIENT"`` and attributes as plain JSON values; all become the normalized ``Span``.
@@ -17,6 +18,7 @@ from agentbisect.core.errors import InputError
 from agentbisect.importers.opentelemetry import detect as trace_sniff
 from agentbisect.importers.opentelemetry.spans import (
     SPAN_KINDS,
+    LogRecord,
     Span,
     SpanBatch,
     SpanEvent,
@@ -173,8 +175,44 @@ def read(name: str, data: bytes) -> SpanBatch:
             batch.form = "span dump {spans: [...]}"
         else:
             items.append(obj)
+    if items and isinstance(items[0], dict) and "observed_timestamp" in items[0]:
+        return read_logs(name, data)  # log records given as the run (the caller says so)
     for i, obj in enumerate(items):
         if not _looks_like_span(obj):
             raise InputError(name, "expected a span object with name and context", f"span {i}")
         batch.spans.append(_span(obj, batch, name, f"span {i}"))
+    return batch
+
+
+def read_logs(name: str, data: bytes) -> SpanBatch:
+    """Decode the console form of log records (or an array of them) into a batch of logs."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(name, "expected UTF-8 JSON") from None
+    batch = SpanBatch(form="OpenTelemetry SDK log-record JSON")
+    items: list[Any] = []
+    for obj in _objects(name, text):
+        items.extend(obj if isinstance(obj, list) else [obj])
+    for i, obj in enumerate(items):
+        if not isinstance(obj, dict) or "observed_timestamp" not in obj:
+            raise InputError(
+                name, "expected a log record object (with observed_timestamp)", f"record {i}"
+            )
+        where = f"log record {obj.get('event_name') or '(unnamed)'}"
+        # (timestamp is optional, as in OTLP: the observed time stands in for it)
+        t = _span_ns(obj.get("timestamp"))
+        t = t if t is not None else _span_ns(obj.get("observed_timestamp"))
+        trace, span = normalize_id(obj.get("trace_id")), normalize_id(obj.get("span_id"))
+        event = obj.get("event_name")
+        batch.logs.append(
+            LogRecord(
+                trace_id="" if is_zero_id(trace) else trace,
+                span_id="" if is_zero_id(span) else span,
+                time_ns=0 if t is None else t,
+                event_name=event if isinstance(event, str) else "",
+                body=obj.get("body"),
+                attributes=_attrs(obj.get("attributes"), batch, where),
+            )
+        )
     return batch

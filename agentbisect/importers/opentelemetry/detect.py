@@ -47,5 +47,16 @@ def console(head: bytes) -> bool:
     )
 
 
+def console_logs(head: bytes) -> bool:
+    """The SDK's log-record JSON (``ConsoleLogRecordExporter``: ``LogRecord.to_json()`` objects,
+    concatenated), or an array of them: ``observed_timestamp`` beside ``trace_id``."""
+    start = head.lstrip()[:SNIFF_BYTES]
+    return (
+        start[:1] in (b"{", b"[")
+        and _has_key(start, b"observed_timestamp")
+        and _has_key(start, b"trace_id")
+    )
+
+
 def any_trace(head: bytes) -> bool:
-    return otlp(head) or console(head)
+    return otlp(head) or console(head) or console_logs(head)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentbisect.core.errors import InputError, UsageError
-from agentbisect.core.options import TRACE_ID
+from agentbisect.core.options import LOGS, TRACE_ID
 from agentbisect.importers.base import InputBuffer
 from agentbisect.importers.opentelemetry import (
     console as otel_console,
@@ -103,16 +103,26 @@ def _import_trace(
         batch = read_batch(name, data)
     del data
     for logs_name, logs_data in logs or []:
-        extra = (
-            otlp_json.read(logs_name, logs_data)
-            if otlp_json.sniff(logs_data[: trace_sniff.SNIFF_BYTES])
-            else None
-        )
-        if extra is None:
-            raise InputError(logs_name, 'expected OTLP/JSON log records ({"resourceLogs": [...]})')
+        head = logs_data[: trace_sniff.SNIFF_BYTES]
+        if otlp_json.sniff(head):
+            extra = otlp_json.read(logs_name, logs_data)
+        elif trace_sniff.console_logs(head):
+            extra = otel_console.read_logs(logs_name, logs_data)
+        else:
+            raise InputError(
+                logs_name,
+                'expected OTLP/JSON log records ({"resourceLogs": [...]}, one document or '
+                "JSON Lines) or the SDK console form (LogRecord.to_json() objects)",
+            )
         batch.spans.extend(extra.spans)
         batch.logs.extend(extra.logs)
         batch.problems.extend(extra.problems)
+    if not batch.spans and batch.logs:
+        raise InputError(
+            name,
+            f"holds log records but no spans: give it with {LOGS.flag} beside the file of the "
+            "trace's spans",
+        )
     if not batch.spans:
         raise InputError(name, "expected at least one span (the file holds none)")
     infos = traces_of(batch.spans)
