@@ -28,7 +28,10 @@ import msgspec
 from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, Span
 from agentbisect.importers.texts import REDACTED, as_text, text_of
 
-LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "completion"})
+# (call_llm: mozilla-ai's any-agent, for every framework it wraps)
+LLM_OPERATIONS = frozenset(
+    {"chat", "text_completion", "generate_content", "completion", "call_llm"}
+)
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 OI_KINDS = {
     "LLM": "llm",
@@ -399,7 +402,13 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
     return call
 
 
-_CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+_CONTENT_KEYS = (
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.output",
+    "genai.output",
+)
 
 
 def read_llm_content(span: Span, reading: Reading) -> None:
@@ -488,10 +497,55 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
+    if not call.outputs:
+        # Not content_source: any-agent gives the messages of a trace's first call only, so a
+        # call with a reply and no messages reads what came before it as an uncaptured call does.
+        call.outputs = _any_agent_output(a)
     for key in _CONTENT_KEYS:
         a.pop(key, None)
     span.events = []
     span.logs = []
+
+
+# any-agent (mozilla-ai) writes a call's reply, and a tool's result, as one attribute typed by its
+# companion: "text", or "json" (for a call, the tool calls it asked for: [{name, arguments}]).
+# Releases before 0.20 spelled the prefix "genai".
+_ANY_AGENT_OUTPUT = (("gen_ai.output", "gen_ai.output.type"), ("genai.output", "genai.output.type"))
+
+
+def _any_agent_value(a: dict[str, Any]) -> tuple[Any, bool] | None:
+    """The output attribute's value and whether it is typed JSON; None when there is none."""
+    for key, type_key in _ANY_AGENT_OUTPUT:
+        if key in a:
+            value = _shown(a[key])
+            if a.get(type_key) == "json" and isinstance(value, str):
+                with contextlib.suppress(BadContent):
+                    return _json_value(value), True
+            return value, False
+    return None
+
+
+def _any_agent_output(a: dict[str, Any]) -> list[Message]:
+    found = _any_agent_value(a)
+    if found is None or found[0] is None:
+        return []
+    value, is_json = found
+    if is_json and isinstance(value, list) and all(isinstance(c, dict) for c in value):
+        # [{"tool.name", "tool.args"}] (0.20 on), [{"name", "arguments"}] before
+        return [
+            Message(
+                "assistant",
+                [
+                    Part(
+                        "tool_call",
+                        name=text_of(c.get("tool.name", c.get("name"))),
+                        arguments=as_text(c.get("tool.args", c.get("arguments"))),
+                    )
+                    for c in value
+                ],
+            )
+        ]
+    return [Message("assistant", [Part("text", as_text(value))])]
 
 
 def _body(src: Any) -> Any:
@@ -520,11 +574,17 @@ def _tool(span: Span) -> ToolCall:
         ),
         arguments=as_text(
             _shown(
-                a.get("gen_ai.tool.call.arguments", a.get("tool.parameters", a.get("input.value")))
+                a.get(
+                    "gen_ai.tool.call.arguments",
+                    a.get("gen_ai.tool.args", a.get("tool.parameters", a.get("input.value"))),
+                )
             )
         ),
     )
     result = _shown(a.get("gen_ai.tool.call.result", a.get("output.value")))
+    if result is None:
+        found = _any_agent_value(a)
+        result = None if found is None else found[0]
     if result is not None:
         text = as_text(result)
         parsed: Any = None
