@@ -643,3 +643,24 @@ def test_the_same_trace_imports_to_the_same_bytes_twice_in_one_process() -> None
     assert first.exit_code == second.exit_code == 0
     assert first.stdout == second.stdout
     assert json.loads(first.stdout)["source"]["boundaryRowId"] == "boundary-1"
+
+
+def test_spans_of_operations_afp_does_not_read_are_counted_by_name() -> None:
+    # Nothing dropped in silence: any-agent's call_llm once vanished this way (issue 23).
+    attrs = [
+        {"gen_ai.operation.name": "embeddings"},
+        {"gen_ai.operation.name": "embeddings"},
+        {"gen_ai.operation.name": "plan"},
+        {"openinference.span.kind": "RERANKER"},
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
+        {"http.method": "GET"},  # names no operation: not counted
+    ]
+    ids = [f"{i + 1:016x}" for i in range(len(attrs) + 1)]
+    spans = [span(ids[0], "invoke_agent demo", 0, 100, {"gen_ai.operation.name": "invoke_agent"})]
+    spans += [
+        span(ids[i + 1], "op", i * 10, i * 10 + 5, a, parent=ids[0]) for i, a in enumerate(attrs)
+    ]
+    r = import_trace("t.json", json.dumps(export(spans)).encode())
+    note = dict(r.flags)["spans-ignored"]
+    assert note.startswith("4 span(s) name an operation afp does not read (embeddings ×2, ")
+    assert "plan ×1" in note and "openinference.span.kind=RERANKER ×1" in note

@@ -121,6 +121,7 @@ _ALL = (
             "span events or log records with a missing, unparsable or out-of-span time: kept, order a guess",
         ),
         ("unknown-span-kind", "spans with an unspecified or unknown span kind"),
+        ("spans-ignored", "spans of operations afp does not read, named with their counts"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
     ),
     *_group(

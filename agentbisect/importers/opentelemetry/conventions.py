@@ -677,14 +677,29 @@ _PLAIN = {
 }
 
 
-def read_span(span: Span) -> Reading:
-    """Which operation a span is, under which convention, with its content."""
+def unread_operation(span: Span) -> str | None:
+    """The operation a span names (``gen_ai.operation.name``, an OpenInference span kind) when
+    afp reads nothing of it, for the ``spans-ignored`` flag; None for the others and for spans
+    that name no operation (HTTP, database and framework spans)."""
     a = span.attributes
     oi = a.get("openinference.span.kind")
     op_name = a.get("gen_ai.operation.name")
+    if not isinstance(oi, str) and not isinstance(op_name, str):
+        return None
+    if _role(a)[0] not in ("other", "embedding"):
+        return None
+    if isinstance(oi, str) and (oi.upper() in OI_KINDS or not isinstance(op_name, str)):
+        return f"openinference.span.kind={oi}"
+    return str(op_name)
+
+
+def _role(a: dict[str, Any]) -> tuple[str, str]:
+    """A span's role (llm | tool | retrieval | agent | chain | embedding | other) and convention."""
+    oi = a.get("openinference.span.kind")
+    op_name = a.get("gen_ai.operation.name")
     if isinstance(oi, str) and oi.upper() in OI_KINDS:
-        role, convention = OI_KINDS[oi.upper()], "openinference"
-    elif isinstance(op_name, str):
+        return OI_KINDS[oi.upper()], "openinference"
+    if isinstance(op_name, str):
         convention = "genai"
         if op_name in LLM_OPERATIONS:
             role = "llm"
@@ -698,12 +713,18 @@ def read_span(span: Span) -> Reading:
             role = "embedding"
         else:
             role = "other"
-    elif "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
-        role, convention = "llm", "genai"
-    elif "gen_ai.tool.name" in a:
-        role, convention = "tool", "genai"
-    else:
-        role, convention = "other", "none"
+        return role, convention
+    if "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
+        return "llm", "genai"
+    if "gen_ai.tool.name" in a:
+        return "tool", "genai"
+    return "other", "none"
+
+
+def read_span(span: Span) -> Reading:
+    """Which operation a span is, under which convention, with its content."""
+    a = span.attributes
+    role, convention = _role(a)
     if role in ("other", "embedding"):
         return _PLAIN[role, convention]
     reading = Reading(None, role, convention)

@@ -23,12 +23,33 @@ from agentbisect.importers.opentelemetry import (
 from agentbisect.importers.opentelemetry import (
     otlp_json,
 )
+from agentbisect.importers.opentelemetry.conventions import unread_operation
 from agentbisect.importers.opentelemetry.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
 from agentbisect.model.boundary.recorder import Mode
 from agentbisect.model.record import DEFAULT_MAX_EVENTS
 
 sniff = trace_sniff.any_trace
+
+
+def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
+    """The ``spans-ignored`` flag: spans naming an operation afp does not read, by operation —
+    said, never dropped in silence (any-agent's ``call_llm`` was, before it was read)."""
+    counts: dict[str, int] = {}
+    for s in spans:
+        op = unread_operation(s)
+        if op is not None:
+            counts[op] = counts.get(op, 0) + 1
+    if not counts:
+        return []
+    listed = ", ".join(f"{op} ×{n}" for op, n in sorted(counts.items(), key=lambda c: -c[1]))
+    return [
+        (
+            "spans-ignored",
+            f"{sum(counts.values())} span(s) name an operation afp does not read ({listed}): "
+            "kept in the tree and timings, their content not used",
+        )
+    ]
 
 
 def read_batch(name: str, data: bytes) -> SpanBatch:
@@ -171,6 +192,7 @@ def _import_trace(
                 f"{unjoined} log record(s) name no span of the trace; their content is not used",
             )
         )
+    flags.extend(_ignored(spans))
     result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
     meta = result.recording[IMPORT_KEY]
     meta["format"] = batch.form
