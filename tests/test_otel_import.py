@@ -664,3 +664,32 @@ def test_spans_of_operations_afp_does_not_read_are_counted_by_name() -> None:
     note = dict(r.flags)["spans-ignored"]
     assert note.startswith("4 span(s) name an operation afp does not read (embeddings ×2, ")
     assert "plan ×1" in note and "openinference.span.kind=RERANKER ×1" in note
+
+
+def test_an_openinference_tool_s_arguments_are_the_call_s_not_its_schema() -> None:
+    # tool.parameters is the tool's JSON schema; input.value is what this call passed (issue 23).
+    from agentbisect.importers.opentelemetry.conventions import ToolCall, read_span
+    from agentbisect.importers.opentelemetry.spans import Span
+
+    schema = '{"type": "object", "properties": {"order_id": {"type": "string"}}}'
+    s = Span(
+        trace_id=TRACE,
+        span_id="00000000000000a1",
+        parent_id=None,
+        name="lookup_order",
+        kind="INTERNAL",
+        start_ns=1,
+        end_ns=2,
+        status="OK",
+        status_message="",
+        attributes={
+            "openinference.span.kind": "TOOL",
+            "tool.name": "lookup_order",
+            "tool.parameters": schema,
+            "input.value": '{"order_id": "NW-4417"}',
+            "output.value": "shipped",
+        },
+    )
+    op = read_span(s).op
+    assert isinstance(op, ToolCall)
+    assert op.arguments == '{"order_id": "NW-4417"}'

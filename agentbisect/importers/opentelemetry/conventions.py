@@ -572,12 +572,11 @@ def _tool(span: Span) -> ToolCall:
         call_id=text_of(
             a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
         ),
+        # (OpenInference's tool.parameters is the tool's JSON schema, not what this call passed:
+        # input.value is; any-agent writes gen_ai.tool.args)
         arguments=as_text(
             _shown(
-                a.get(
-                    "gen_ai.tool.call.arguments",
-                    a.get("gen_ai.tool.args", a.get("tool.parameters", a.get("input.value"))),
-                )
+                a.get("gen_ai.tool.call.arguments", a.get("gen_ai.tool.args", a.get("input.value")))
             )
         ),
     )
