@@ -1,4 +1,4 @@
-"""agentbisect: offline forensics for recorded agentfootprint agent runs.
+"""agentbisect: offline forensics for recorded AI-agent runs (recordings, traces, transcripts).
 
 The library API, usable without the CLI (every name is imported on first use, so that
 ``import agentbisect`` and starting ``afp`` stay cheap)::

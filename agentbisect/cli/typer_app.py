@@ -71,7 +71,8 @@ class AfpGroup(TyperGroup):
 app = typer.Typer(
     cls=AfpGroup,
     name="afp",
-    help="Forensics for recorded agentfootprint agent runs (events, rollups, context bisect).",
+    help="Forensics for recorded AI-agent runs — agentfootprint recordings, OpenTelemetry traces "
+    "(GenAI, OpenInference, any-agent) and chat transcripts: events, rollups, context bisect.",
     no_args_is_help=True,
     add_completion=True,
     context_settings={"help_option_names": list(HELP_FLAGS)},

@@ -136,7 +136,13 @@ def format_opt(enum: type[Enum], formats: str) -> Opt:
 # ``aggregate`` and ``genui-stats`` offer the same three formats with the same help.
 REPORT_FORMATS = "table (default), json, or html (a self-contained page; with -o)."
 
-FILE = Arg("file", "FILE", "Recording file (JSON or gzip JSON), or - for stdin.")
+FILE = Arg(
+    "file",
+    "FILE",
+    "The run: an agentfootprint recording or capture, an OpenTelemetry trace (OTLP/JSON, its "
+    "JSON Lines, the SDK console form, a span dump) or a chat transcript; JSON or gzip, or - "
+    "for stdin.",
+)
 JSON = Opt("as_json", "--json", kind=bool, help=f"Shorthand for {FORMAT_FLAGS[0]} json.")
 VERBOSE = Opt("verbose", "--verbose", "-v", kind=bool, help="Say which shape was read, on stderr.")
 TRACE_ID = Opt(
