@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from agentbisect.render.console import stderr_console, stderr_is_terminal
-from agentbisect.render.safetext import shorten
+from agentbisect.render.safetext import scrub, shorten
 
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn, TaskID
@@ -118,3 +119,26 @@ def rerun_progress(*, enabled: bool) -> Iterator[RerunBar | None]:
         yield RerunBar(progress, task)
     finally:
         progress.stop()
+
+
+def replay_plan(
+    on_plan: Callable[[int, bool, str], None] | None, endpoint: str
+) -> Callable[[int, bool, str], None]:
+    """``on_plan`` that first says on stderr how many replay requests a phase plans (always, not
+    only on a terminal: a replay costs money), ``≤`` for a bound; ``endpoint`` as shown (no
+    credentials, no query string)."""
+
+    def plan(requests: int, exact: bool, phase: str) -> None:
+        bound = "" if exact else "at most "
+        sys.stderr.write(
+            scrub(
+                f"afp: replay: {phase}: {bound}{requests} request(s) planned to {endpoint} "
+                "(answers in the response cache are not sent again)"
+            )
+            + "\n"
+        )
+        sys.stderr.flush()
+        if on_plan is not None:
+            on_plan(requests, exact, phase)
+
+    return plan
