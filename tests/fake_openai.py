@@ -40,6 +40,10 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # one buffered write per answer, sent at once: a server that trickles its headers
+            # and body out in small unbuffered writes makes every client wait on delayed ACKs
+            wbufsize = 1 << 16
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass

@@ -118,3 +118,16 @@ def test_which_call_must_be_said() -> None:
     assert proc.returncode == 2 and "--at-llm" in proc.stderr
     proc = afp_proc("call", str(PLANTED), "--at-step", "final#44")
     assert proc.returncode == 2 and "not an LLM call" in proc.stderr
+
+
+def test_a_recording_whose_history_keeps_tool_results_only() -> None:
+    """The planted corpus's recordings keep tool results without the calls that asked for them,
+    and put documents and facts in the messages slot outside the history: the request pairs each
+    result with the run's next tool call and carries the injected texts."""
+    case = FIXTURES.parent / "benchmarks" / "planted" / "cases" / "airline-baggage.recording.json"
+    req = call_json(str(case), "--at-step", "call-llm#6")["request"]
+    assert pairs_are_valid(req["messages"])
+    calls = [c["function"]["name"] for m in req["messages"] for c in m.get("tool_calls", [])]
+    assert calls == ["get_booking", "fare_rules"]
+    text = json.dumps(req["messages"])
+    assert "Cabin baggage: one bag up to 10 kg" in text and "terminal 1" in text

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Raw
+
 from agentbisect.core.errors import UsageError
 from agentbisect.core.js import ABSENT
 from agentbisect.core.options import RERUN
@@ -223,9 +225,17 @@ def _recorded(run: Run, step: str, index: int) -> CallResult:
             if isinstance(text, str) and text and isinstance(i.get("sourceId"), str):
                 kind = "memory" if i.get("source") == "memory" else "injection"
                 hints.setdefault(hint_key(kind, i["sourceId"]), {"text": text})
-    for h in history:
-        if isinstance(h, dict):
-            messages.append(_history_message(h))
+    # Injections into the messages slot that are not the conversation itself (a retrieved
+    # document, a fact, a memory): messages of their role (system when none), after the system
+    # prompt — the conversation is the history.
+    extra = log.value_at(before, "messagesInjections", copy=False)
+    for i in extra if isinstance(extra, list) else []:
+        text = i.get("rawContent") if isinstance(i, dict) else None
+        if isinstance(text, str) and text and i.get("source") not in _CONVERSATION:
+            role = i.get("asRole") if i.get("asRole") in ("system", "user") else "system"
+            messages.append({"role": role, "content": text})
+    conversation = [_history_message(h) for h in history if isinstance(h, dict)]
+    messages += _paired(conversation, [e for e in run.of_type("tool.start")])
     model = getattr(start, "model", None)
     request: dict[str, Any] = {
         "model": model if isinstance(model, str) else "",
@@ -264,6 +274,47 @@ def _recorded(run: Run, step: str, index: int) -> CallResult:
         response=response,
         hints=hints,
     )
+
+
+# the messagesInjections sources that are the conversation (already in ``history``)
+_CONVERSATION = frozenset({"user", "assistant", "tool-result", "tool", "history"})
+
+
+def _paired(messages: list[dict[str, Any]], starts: list[Any]) -> list[dict[str, Any]]:
+    """The conversation with every tool result answering a tool call, as the API requires.
+
+    A history may keep tool results without the assistant message that asked for them (or
+    without their call id): each such result is paired with the next tool call the run's
+    ``tool.start`` events record, asked by an assistant message placed before it."""
+    asked = {c["id"] for m in messages for c in m.get("tool_calls", [])}
+    free = [e for e in starts if getattr(e, "toolCallId", None) not in asked]
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m["role"] == "tool" and m.get("tool_call_id") not in asked and free:
+            e = free.pop(0)
+            call_id = str(getattr(e, "toolCallId", "") or f"call-{len(asked)}")
+            args = getattr(e, "args", None)
+            call = {
+                "id": call_id,
+                "type": "function",
+                "function": {
+                    "name": str(getattr(e, "toolName", "") or ""),
+                    "arguments": bytes(args).decode("utf-8") if isinstance(args, Raw) else "{}",
+                },
+            }
+            prev = out[-1] if out else None
+            if prev is not None and prev["role"] == "assistant" and prev.get("_made"):
+                prev["tool_calls"].append(call)
+            else:
+                out.append(
+                    {"role": "assistant", "content": None, "tool_calls": [call], "_made": True}
+                )
+            asked.add(call_id)
+            m = {**m, "tool_call_id": call_id}
+        out.append(m)
+    for m in out:
+        m.pop("_made", None)
+    return out
 
 
 def _tool_call(c: dict[str, Any]) -> dict[str, Any]:
