@@ -26,12 +26,14 @@ class FakeOpenAI:
         right: str = "RIGHT",
         script: list[dict[str, Any]] | None = None,
         usage: int = 10,
+        delay: float = 0.0,
     ) -> None:
         self.planted = list(planted or [])
         self.wrong = wrong
         self.right = right
         self.script = list(script or [])
         self.usage = usage
+        self.delay = delay  # seconds before every answer (a model that takes its time)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.handling_ns: list[int] = []
@@ -58,6 +60,8 @@ class FakeOpenAI:
                     step = fake.script.pop(0) if fake.script else None
                 if self.path.split("?")[0] != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "no such route"}}, t0)
+                if fake.delay:
+                    time.sleep(fake.delay)
                 if step is not None:
                     if step.get("hang"):
                         time.sleep(step["hang"])

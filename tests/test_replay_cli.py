@@ -15,7 +15,7 @@ import pytest
 from agentbisect.bisect.causal import client as client_mod
 from agentbisect.bisect.causal.client import ChatClient, Secret, chat_url, pick_key, shown_url
 from agentbisect.core.errors import ExternalCommandFailed, UsageError
-from tests.conftest import FIXTURES, PLANTED, afp_proc
+from tests.conftest import FIXTURES, PLANTED, afp_on_a_terminal, afp_proc
 from tests.fake_openai import FakeOpenAI
 
 OTEL = FIXTURES / "otel"
@@ -340,3 +340,16 @@ def test_the_report_states_requests_tokens_and_cache_hits(fmt: str) -> None:
         in proc.stdout
     )
     assert "66 tokens, 0 answered from the cache; budget 200 requests" in proc.stdout
+
+
+def test_the_progress_bar_counts_requests_and_tokens() -> None:
+    with FakeOpenAI(planted=["90 days"], wrong=WRONG, right=RIGHT, delay=0.15) as fake:
+        code, shown, _ = afp_on_a_terminal(
+            "bisect", str(CASES["genai"][0]), "--at-llm", "-1", "--replay", fake.url,
+            "--comparator", "contains:90 days", "--embedder", "mock", "--json",
+            "--max-ablations", "1", "--no-cache",
+        )  # fmt: skip
+    assert code == 0
+    text = shown.decode("utf-8", "replace")
+    assert "leave-one-out: 6 request(s) planned" in text
+    assert "/6 reruns · " in text and " tokens" in text

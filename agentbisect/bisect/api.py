@@ -266,6 +266,7 @@ def bisect_run(
     on_plan: Callable[[int, bool, str], None] | None = None,
     overview: bool = True,
     import_options: ImportOptions | None = None,
+    on_tokens: Callable[[int], None] | None = None,
 ) -> BisectResult:
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step.
 
@@ -279,7 +280,7 @@ def bisect_run(
 
     With ``opts.replay`` the probes are answered by asking the model again (``causal.replay``);
     ``import_options`` are the trace options the run was loaded with, to read the trigger call's
-    messages again from a trace.
+    messages again from a trace; ``on_tokens(n)`` hears the tokens each request used.
     """
     compare = check_options(opts)
     pol = policy_for(opts.upstream)
@@ -331,7 +332,9 @@ def bisect_run(
         elif opts.replay is not None:
             if step is None:
                 step = _quality_step(run)
-            replayer, original = _replay_runner(run, step, opts, import_options, on_call, warnings)
+            replayer, original = _replay_runner(
+                run, step, opts, import_options, on_call, warnings, on_tokens
+            )
             runner = replayer
             if compare is None and resolved.name == "mock":
                 warnings.append(SIMILARITY_WARNING)
@@ -498,6 +501,7 @@ def _replay_runner(
     import_options: ImportOptions | None,
     on_call: Callable[[str, int], None] | None,
     warnings: list[str],
+    on_tokens: Callable[[int], None] | None = None,
 ) -> tuple[ReplayRunner, str]:
     """The replay runner for the trigger call, and the answer probes are compared with."""
     from agentbisect.analyses.call import llm_call
@@ -526,6 +530,7 @@ def _replay_runner(
         cache=ResponseCache(client.shown) if use_cache else None,
         jobs=opts.jobs,
         on_call=on_call,
+        on_tokens=on_tokens,
     )
     if opts.original_output is not None:
         original = _text_or_file(opts.original_output, ORIGINAL_OUTPUT.flag)

@@ -173,6 +173,7 @@ def run(
             on_plan=plan,
             overview=name == "html",
             import_options=imports,
+            on_tokens=bar.tokens if bar is not None else None,
         )
     del run  # only the HTML page reads the run again (see cli/aggregate.py)
     emit(name, result, output, force)

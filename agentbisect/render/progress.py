@@ -29,10 +29,12 @@ def progress_columns() -> list[ProgressColumn]:
 
     class Count(TextColumn):
         def render(self, task: Task) -> Text:
+            tokens = task.fields.get("tokens")
+            used = f" · {tokens:,} tokens" if tokens else ""  # replay: what the endpoint counted
             if unplanned(task):
-                return Text(f"{task.completed:g} rerun(s)")
+                return Text(f"{task.completed:g} rerun(s){used}")
             bound = task.fields.get("bound", "")
-            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns")
+            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns{used}")
 
     class Left(TimeRemainingColumn):
         def render(self, task: Task) -> Text:
@@ -71,6 +73,7 @@ class RerunBar:
         self._done = 0
         self._phase = "reruns"
         self._total = 0
+        self._tokens = 0
 
     def plan(self, reruns: int, exact: bool, phase: str) -> None:
         with self._lock:
@@ -91,6 +94,12 @@ class RerunBar:
                 completed=self._done,
                 description=self._describe(probe, seed),
             )
+
+    def tokens(self, used: int) -> None:
+        """Count tokens a replay request used (shown beside the count, across phases)."""
+        with self._lock:
+            self._tokens += used
+            self._progress.update(self._task, tokens=self._tokens)
 
     def _describe(self, probe: str, seed: int) -> str:
         """``phase: probe P seed S``, the probe cut to what the line has left once the spinner,

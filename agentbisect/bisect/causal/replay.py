@@ -135,6 +135,7 @@ class ReplayRunner:
         cache: ResponseCache | None,
         jobs: int = 1,
         on_call: Callable[[str, int], None] | None = None,
+        on_tokens: Callable[[int], None] | None = None,
     ) -> None:
         self.call = call
         self.client = client
@@ -143,6 +144,7 @@ class ReplayRunner:
         self.cache = cache
         self.jobs = max(1, jobs)
         self.on_call = on_call
+        self.on_tokens = on_tokens
         self.cache_hits = 0
         self.retries = 0
         self.skipped = 0
@@ -179,6 +181,8 @@ class ReplayRunner:
             self.budget.reserve()
             reply = self.client.post(body)
             self.budget.spend(reply.tokens)
+            if self.on_tokens is not None:
+                self.on_tokens(reply.tokens)
             with self._lock:
                 self.retries += reply.attempts - 1
             if self.cache is not None:
