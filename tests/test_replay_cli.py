@@ -31,6 +31,18 @@ CASES = {
         "tool",
         ["--replay-model", "local-model"],
     ),
+    "genai-log-events": (
+        OTEL / "oaiv2-2.3b0-log-events.tool-planted.otlp.json",
+        "90 days",
+        "tool",
+        # the mock embedder ranks the planted tool 11th: probe every suspect
+        [
+            "--logs",
+            str(OTEL / "oaiv2-2.3b0-log-events.tool-planted.logs.otlp.json"),
+            "--max-ablations",
+            "12",
+        ],
+    ),
     "genai-doc": (
         OTEL / "oaiv2-2.4b0-span-only.doc-planted.otlp.json",
         "within 90 days",
@@ -353,3 +365,31 @@ def test_the_progress_bar_counts_requests_and_tokens() -> None:
     text = shown.decode("utf-8", "replace")
     assert "leave-one-out: 6 request(s) planned" in text
     assert "/6 reruns · " in text and " tokens" in text
+
+
+def test_a_probe_nothing_of_which_can_be_removed_is_not_sent() -> None:
+    from agentbisect.bisect.causal.replay import Budget, ReplayRunner
+    from agentbisect.results.call import CallResult
+
+    call = CallResult(
+        file="x",
+        step="chat#1",
+        llm_index=0,
+        origin="test",
+        request={"model": "m", "messages": [{"role": "system", "content": "A.\n\nB."}]},
+        response={"role": "assistant", "content": "WRONG"},
+        hints={"injection\0b": {"text": "B."}},
+    )
+    with FakeOpenAI(planted=["B."]) as fake:
+        c = ChatClient(fake.url, key=None, timeout=5)
+        runner = ReplayRunner(call, c, model="m", budget=Budget(10, None), cache=None)
+        nothing = {"kind": "injection", "excludeInjectionIds": ["a"]}  # no text for it
+        got = runner.run_one({"specs": [nothing]}, 0, "p")
+        assert got.skipped == ("injection 'a'",) and fake.requests == []
+        got = runner.run_one(
+            {"specs": [nothing, {"kind": "injection", "excludeInjectionIds": ["b"]}]}, 1, "q"
+        )
+        c.close()
+    assert got.output == "RIGHT" and got.skipped == ("injection 'a'",)
+    assert fake.requests[0]["messages"] == [{"role": "system", "content": "A."}]
+    assert runner.not_removed == {"injection 'a'"} and runner.stats().skipped == 1

@@ -421,6 +421,14 @@ def bisect_run(
             replayer.client.close()
     if replayer is not None:
         report.replay = replayer.stats()
+        if replayer.not_removed and (opts.culprits or opts.attribution):
+            # leave-one-out says so per suspect (skipped); the set searches cannot
+            warnings.append(
+                "warning: replay could not remove "
+                + ", ".join(sorted(replayer.not_removed))
+                + " (the run holds nothing to cut for it): the sets and masks that named it "
+                "were sent without that removal"
+            )
     step = report.step
 
     def overview_of() -> RunOverview:

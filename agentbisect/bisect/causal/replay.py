@@ -148,6 +148,7 @@ class ReplayRunner:
         self.cache_hits = 0
         self.retries = 0
         self.skipped = 0
+        self.not_removed: set[str] = set()  # labels of every spec some probe could not apply
         self._lock = threading.Lock()
 
     def request_for(
@@ -167,6 +168,9 @@ class ReplayRunner:
         if not isinstance(specs, list):  # restoration probes are refused before any request
             raise ValueError("replay answers ablation probes only")
         body, skipped = self.request_for(specs, seed)
+        if skipped:
+            with self._lock:
+                self.not_removed.update(skipped)
         if specs and len(skipped) == len(specs):
             with self._lock:
                 self.skipped += 1
