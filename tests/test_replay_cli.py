@@ -393,3 +393,15 @@ def test_a_probe_nothing_of_which_can_be_removed_is_not_sent() -> None:
     assert got.output == "RIGHT" and got.skipped == ("injection 'a'",)
     assert fake.requests[0]["messages"] == [{"role": "system", "content": "A."}]
     assert runner.not_removed == {"injection 'a'"} and runner.stats().skipped == 1
+
+
+def test_the_html_report_states_the_replay(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    with FakeOpenAI(planted=["90 days"], wrong=WRONG, right=RIGHT) as fake:
+        proc = afp_proc(
+            "bisect", str(CASES["genai"][0]), "--at-llm", "-1", "--replay", fake.url,
+            "--comparator", "contains:90 days", "--embedder", "mock", "-f", "html",
+            "-o", str(out), "--max-ablations", "1",
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "replay: 6 request(s) to " + fake.url + "/chat/completions" in out.read_text()
