@@ -131,3 +131,14 @@ def test_a_recording_whose_history_keeps_tool_results_only() -> None:
     assert calls == ["get_booking", "fare_rules"]
     text = json.dumps(req["messages"])
     assert "Cabin baggage: one bag up to 10 kg" in text and "terminal 1" in text
+
+
+def test_a_multi_agent_history_speaks_in_chat_roles() -> None:
+    got = call_json(str(OTEL / "transcript.multi-agent.history.json"), "--at-llm", "-1")
+    msgs = got["request"]["messages"]
+    assert {m["role"] for m in msgs} <= {"system", "user", "assistant", "tool"}
+    assert msgs[0]["role"] == "user" and msgs[1] == {
+        **msgs[1],
+        "role": "assistant",
+        "name": "triage",
+    }

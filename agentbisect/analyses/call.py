@@ -75,7 +75,8 @@ def _imported(run: Run, step: str, index: int, options: ImportOptions | None) ->
             "this recording was converted from a trace and keeps each call's sources, not its "
             "message list (run on the trace itself)",
         )
-    content = read_call(lo.file, lo.shape, span_id, options)
+    trace = meta.traceId if isinstance(meta.traceId, str) else None
+    content = read_call(lo.file, lo.shape, span_id, options, trace)
     if not content.captured:
         raise no_content(step, "the trace holds no message content for it (capture was off)")
     messages: list[dict[str, Any]] = []
@@ -98,21 +99,25 @@ def _imported(run: Run, step: str, index: int, options: ImportOptions | None) ->
     return result
 
 
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
 def openai_messages(m: Any) -> list[dict[str, Any]]:
     """One message (the importers' ``Message``: role, parts, name) as the chat-completions API
     takes it (a tool message per tool result)."""
-    if m.role == "tool":
+    role = m.role.lower() if m.role.lower() in _ROLES else "assistant"  # a history's agents
+    if role == "tool":
         return [
             {"role": "tool", "tool_call_id": p.id, "content": p.text}
             for p in m.parts
             if p.kind == "tool_result"
         ]
     text = "\n".join(p.text for p in m.parts if p.kind == "text")
-    out: dict[str, Any] = {"role": m.role}
+    out: dict[str, Any] = {"role": role}
     if m.name:
         out["name"] = m.name
     calls = [p for p in m.parts if p.kind == "tool_call"]
-    if m.role == "assistant":
+    if role == "assistant":
         out["content"] = text if text or not calls else None
         if calls:
             out["tool_calls"] = [

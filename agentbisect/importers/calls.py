@@ -43,8 +43,15 @@ class CallContent:
     captured: bool = False
 
 
-def read_call(path: str, shape: str, span_id: str, options: ImportOptions | None) -> CallContent:
-    """The LLM call of span ``span_id`` in ``path`` (a trace, or a transcript's ``m{i}``)."""
+def read_call(
+    path: str,
+    shape: str,
+    span_id: str,
+    options: ImportOptions | None,
+    trace_id: str | None = None,
+) -> CallContent:
+    """The LLM call of span ``span_id`` (of trace ``trace_id``, when given) in ``path`` (a
+    trace, or a transcript's ``m{i}``)."""
     if path in ("-", "<stdin>"):
         raise UsageError(
             "the trigger call's messages are read again from the input file: give the trace as "
@@ -55,7 +62,7 @@ def read_call(path: str, shape: str, span_id: str, options: ImportOptions | None
     name, data, _ = read_input(path)
     if shape == "transcript":
         return _transcript_call(name, data, span_id)
-    return _trace_call(name, data, span_id, options or ImportOptions())
+    return _trace_call(name, data, span_id, options or ImportOptions(), trace_id)
 
 
 def _transcript_call(name: str, data: bytes, span_id: str) -> CallContent:
@@ -76,7 +83,9 @@ def _transcript_call(name: str, data: bytes, span_id: str) -> CallContent:
     )
 
 
-def _trace_call(name: str, data: bytes, span_id: str, options: ImportOptions) -> CallContent:
+def _trace_call(
+    name: str, data: bytes, span_id: str, options: ImportOptions, trace_id: str | None
+) -> CallContent:
     from agentbisect.core.inputbytes import read_input
     from agentbisect.importers.opentelemetry import detect, otlp_json
     from agentbisect.importers.opentelemetry.conventions import read_llm_content, read_span
@@ -84,7 +93,14 @@ def _trace_call(name: str, data: bytes, span_id: str, options: ImportOptions) ->
 
     batch = read_batch(name, data)
     del data
-    span = next((s for s in batch.spans if s.span_id == span_id), None)
+    span = next(
+        (
+            s
+            for s in batch.spans
+            if s.span_id == span_id and (trace_id is None or s.trace_id == trace_id)
+        ),
+        None,
+    )
     if span is None:
         raise InputError(name, f"the trace no longer holds span {span_id!r}")
     logs = list(batch.logs)
