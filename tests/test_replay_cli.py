@@ -405,3 +405,13 @@ def test_the_html_report_states_the_replay(tmp_path: Path) -> None:
         )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "replay: 6 request(s) to " + fake.url + "/chat/completions" in out.read_text()
+
+
+def test_a_surrogate_the_budget_cannot_pay_for_is_refused_before_any_request() -> None:
+    with FakeOpenAI(planted=["90 days"], wrong=WRONG, right=RIGHT) as fake:
+        proc = bisect(
+            fake.url, CASES["genai"][0], "--attribution", "surrogate", "--masks", "64",
+            "--replay-budget-requests", "50",
+        )  # fmt: skip
+        assert fake.requests == []
+    assert proc.returncode == 2 and "67 requests" in proc.stderr

@@ -25,6 +25,7 @@ from agentbisect.bisect.options import (
     ORIGINAL_OUTPUT,
     REPLAY,
     REPLAY_BUDGET_REQUESTS,
+    SAMPLES,
     UPSTREAM,
 )
 from agentbisect.bisect.options import DEFAULTS as D
@@ -254,6 +255,14 @@ def check_options(opts: BisectOptions) -> Comparator | None:
             opts.surrogate().check()
         except ValueError as exc:
             raise UsageError(f"{ATTRIBUTION.flag} surrogate: {exc}") from None
+        need = opts.samples + opts.masks  # its baseline and masks, exactly; known before any
+        if opts.replay is not None and need > opts.replay_budget_requests:
+            raise UsageError(
+                f"{ATTRIBUTION.flag} surrogate replays {need} requests ({SAMPLES.flag} "
+                f"{opts.samples} + {MASKS.flag} {opts.masks}), more than "
+                f"{REPLAY_BUDGET_REQUESTS.flag} {opts.replay_budget_requests}: raise the budget "
+                "or lower the masks"
+            )
     pol.check(embedder=opts.embedder, ranking=opts.ranking, expected=opts.expected)
     return parse_comparator(opts.comparator)
 
