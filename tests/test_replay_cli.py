@@ -15,7 +15,7 @@ import pytest
 from agentbisect.bisect.causal import client as client_mod
 from agentbisect.bisect.causal.client import ChatClient, Secret, chat_url, pick_key, shown_url
 from agentbisect.core.errors import ExternalCommandFailed, UsageError
-from tests.conftest import FIXTURES, PLANTED, afp_on_a_terminal, afp_proc
+from tests.conftest import FIXTURES, PLANTED, afp_loaded, afp_on_a_terminal, afp_proc
 from tests.fake_openai import FakeOpenAI
 
 OTEL = FIXTURES / "otel"
@@ -415,3 +415,12 @@ def test_a_surrogate_the_budget_cannot_pay_for_is_refused_before_any_request() -
         )  # fmt: skip
         assert fake.requests == []
     assert proc.returncode == 2 and "67 requests" in proc.stderr
+
+
+def test_a_bisect_without_replay_loads_no_http_client() -> None:
+    loaded = afp_loaded(
+        "bisect", str(PLANTED), "--at-step", "call-llm#40", "--json", "--embedder", "mock",
+        env={"PYTHONPATH": str(FIXTURES.parent)},
+    )  # fmt: skip
+    assert "httpx" not in loaded and "agentbisect.bisect.causal.client" not in loaded
+    assert "agentbisect.analyses.call" not in loaded
