@@ -15,7 +15,11 @@ The library API, usable without the CLI (every name is imported on first use, so
 ``localize(run, *, at_step=None, ..., upstream=False)``
     The contextual-bug localizer (bisect.md); ``upstream=True`` gives exactly upstream's report.
 ``bisect_run(run, BisectOptions(...))``
-    Everything ``afp bisect`` does (trigger by LLM index, reruns, culprits) → ``BisectResult``.
+    Everything ``afp bisect`` does (trigger by LLM index, reruns, replay, culprits) →
+    ``BisectResult``.
+``llm_call(run, step)``
+    One LLM call as the chat-completions request it was and its recorded response (``afp
+    call``) → ``CallResult``.
 ``aggregate(run, *, show_all=False, drill=None)``
     Rollups, boundary index and step strip → ``AggregateResult``.
 ``select_events(run, *, types=None, stage=None, path=None, at=None, limit=None)``
@@ -42,6 +46,7 @@ _EXPORTS = {
     "open_run": "agentbisect.importers",
     "Run": "agentbisect.model.run",
     "localize": "agentbisect.bisect.pipeline.localize",
+    "llm_call": "agentbisect.analyses.call",
     "bisect_run": "agentbisect.bisect.api",
     "BisectOptions": "agentbisect.bisect.api",
     "aggregate": "agentbisect.analyses.aggregate",
@@ -62,6 +67,7 @@ __all__ = [
     "bisect_run",
     "genui_stats",
     "get_renderer",
+    "llm_call",
     "localize",
     "open_run",
     "record_file",
@@ -71,6 +77,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from agentbisect.analyses.aggregate import aggregate
+    from agentbisect.analyses.call import llm_call
     from agentbisect.analyses.record import record_file
     from agentbisect.analyses.select import select_events
     from agentbisect.bisect.api import BisectOptions, bisect_run

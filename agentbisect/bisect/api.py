@@ -20,8 +20,12 @@ from agentbisect.bisect.options import (
     CONTROL_DEPS,
     CULPRITS,
     FAIL_ON,
+    MASKS,
     MISSING_CONTEXT,
     ORIGINAL_OUTPUT,
+    REPLAY,
+    REPLAY_BUDGET_REQUESTS,
+    SAMPLES,
     UPSTREAM,
 )
 from agentbisect.bisect.options import DEFAULTS as D
@@ -40,7 +44,9 @@ from agentbisect.results.report import ContextBugReport
 if TYPE_CHECKING:
     # The causal tier is imported where reruns or restoration run (never on a correlational
     # bisect, ~0.3 ms of start-up).
+    from agentbisect.analyses.call import ImportOptions
     from agentbisect.bisect.causal.probes import Comparator, MissingContext, RerunOptions
+    from agentbisect.bisect.causal.replay import ReplayRunner
     from agentbisect.bisect.causal.rerun import CommandRunner
     from agentbisect.bisect.causal.surrogate import SurrogateOptions, SurrogateOutcome
     from agentbisect.results import RunOverview
@@ -81,7 +87,18 @@ class BisectOptions(Struct):
     embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
     ranking: str | None = None  # evidence-first (default) | upstream
     expected: str | None = None  # the right answer, TEXT or @FILE: contrastive evidence
-    no_cache: bool = False  # do not read or write the on-disk vector cache
+    no_cache: bool = False  # do not read or write the on-disk caches (vectors, replay answers)
+    replay: str | None = None  # base URL of an OpenAI-compatible endpoint: causal by replay
+    replay_model: str | None = None  # None: the model the run recorded
+    replay_key_env: str | None = None  # None: OPENAI_API_KEY, to https or loopback URLs only
+    replay_timeout: float = D.replay_timeout
+    replay_budget_requests: int = D.replay_budget_requests
+    replay_budget_tokens: int | None = None
+
+    @property
+    def causal(self) -> bool:
+        """Whether probes are answered (by a rerun command or by replay)."""
+        return self.rerun is not None or self.replay is not None
 
     def surrogate(self) -> SurrogateOptions:
         from agentbisect.bisect.causal.surrogate import SurrogateOptions
@@ -191,8 +208,8 @@ def unraisable(name: str, opts: BisectOptions) -> str | None:
         return "only afp record raises it"
     if not policy_for(opts.upstream).afp_flags and info.source != "upstream":
         return f"the {UPSTREAM.flag} report carries only the upstream library's flags"
-    if name == "baseline-unstable" and opts.rerun is None:
-        return f"only reruns raise it: add {RERUN.flag} CMD"
+    if name == "baseline-unstable" and not opts.causal:
+        return f"only reruns raise it: add {RERUN.flag} CMD or {REPLAY.flag} URL"
     if name == "surrogate-unreliable" and opts.attribution != "surrogate":
         return (
             "only the surrogate attribution raises it: "
@@ -212,22 +229,40 @@ def check_options(opts: BisectOptions) -> Comparator | None:
         if why is not None:
             raise UsageError(f"{FAIL_ON.flag} {name}: {why}")
     pol = policy_for(opts.upstream)
-    if opts.culprits and opts.rerun is None:
-        raise UsageError(f"{CULPRITS.flag} needs {RERUN.flag}")
+    if opts.rerun is not None and opts.replay is not None:
+        raise UsageError(f"give {RERUN.flag} or {REPLAY.flag}, not both")
+    if opts.replay is not None:
+        pol.extension(REPLAY.flag)
+        if opts.missing_context is not None:
+            raise UsageError(
+                f"{MISSING_CONTEXT.flag} needs {RERUN.flag}: replay sends the recorded request, "
+                "which never held the dropped context"
+            )
+    if opts.culprits and not opts.causal:
+        raise UsageError(f"{CULPRITS.flag} needs {RERUN.flag} or {REPLAY.flag}")
     if opts.culprits:
         pol.extension(CULPRITS.flag)
     if opts.attribution is not None:
         if opts.attribution != "surrogate":
             raise UsageError(f"{ATTRIBUTION.flag}: the only method is 'surrogate'")
         pol.extension(ATTRIBUTION.flag)
-        if opts.rerun is None:
+        if not opts.causal:
             raise UsageError(
-                f"{ATTRIBUTION.flag} surrogate needs {RERUN.flag} (it reruns once per mask)"
+                f"{ATTRIBUTION.flag} surrogate needs {RERUN.flag} or {REPLAY.flag} (it reruns "
+                "once per mask)"
             )
         try:
             opts.surrogate().check()
         except ValueError as exc:
             raise UsageError(f"{ATTRIBUTION.flag} surrogate: {exc}") from None
+        need = opts.samples + opts.masks  # its baseline and masks, exactly; known before any
+        if opts.replay is not None and need > opts.replay_budget_requests:
+            raise UsageError(
+                f"{ATTRIBUTION.flag} surrogate replays {need} requests ({SAMPLES.flag} "
+                f"{opts.samples} + {MASKS.flag} {opts.masks}), more than "
+                f"{REPLAY_BUDGET_REQUESTS.flag} {opts.replay_budget_requests}: raise the budget "
+                "or lower the masks"
+            )
     pol.check(embedder=opts.embedder, ranking=opts.ranking, expected=opts.expected)
     return parse_comparator(opts.comparator)
 
@@ -239,6 +274,8 @@ def bisect_run(
     on_call: Callable[[str, int], None] | None = None,
     on_plan: Callable[[int, bool, str], None] | None = None,
     overview: bool = True,
+    import_options: ImportOptions | None = None,
+    on_tokens: Callable[[int], None] | None = None,
 ) -> BisectResult:
     """Localize (and, with ``opts.rerun``, judge by reruns) the context behind a wrong step.
 
@@ -249,6 +286,10 @@ def bisect_run(
     each phase of reruns starts, how many it will make: exactly for the restoration and
     leave-one-out tiers and the surrogate's masks (they do not adapt to the answers), an upper
     bound for the culprit and set searches (which subsets they try depends on the answers).
+
+    With ``opts.replay`` the probes are answered by asking the model again (``causal.replay``);
+    ``import_options`` are the trace options the run was loaded with, to read the trigger call's
+    messages again from a trace; ``on_tokens(n)`` hears the tokens each request used.
     """
     compare = check_options(opts)
     pol = policy_for(opts.upstream)
@@ -271,7 +312,9 @@ def bisect_run(
         warnings.append(resolved.notice)
     emb = resolved.embedder
     expected = _text_or_file(opts.expected, EXPECTED.flag) if opts.expected is not None else None
-    runner: CommandRunner | None = None
+    runner: CommandRunner | ReplayRunner | None = None
+    replayer: ReplayRunner | None = None
+    command: CommandRunner | None = None
     rerun_opts: RerunOptions | None = None
     mc: MissingContext | None = None
     try:
@@ -292,9 +335,21 @@ def bisect_run(
             from agentbisect.bisect.causal.probes import RerunOptions
             from agentbisect.bisect.causal.rerun import CommandRunner
 
-            runner = CommandRunner(
+            runner = command = CommandRunner(
                 argv, step or "", timeout=opts.rerun_timeout, jobs=opts.jobs, on_call=on_call
             )
+        elif opts.replay is not None:
+            if step is None:
+                step = _quality_step(run)
+            replayer, original = _replay_runner(
+                run, step, opts, import_options, on_call, warnings, on_tokens
+            )
+            runner = replayer
+            if compare is None and resolved.name == "mock":
+                warnings.append(SIMILARITY_WARNING)
+        if runner is not None:
+            from agentbisect.bisect.causal.probes import RerunOptions
+
             rerun_opts = RerunOptions(
                 runner=runner,
                 original_output=original,
@@ -316,8 +371,8 @@ def bisect_run(
                 flip_threshold=opts.flip_threshold,
                 outcome_changed=compare,
             )
-        if runner is not None and step is None and run.quality_lowest is not None:
-            runner.step = run.quality_lowest.runtimeStageId
+        if command is not None and step is None and run.quality_lowest is not None:
+            command.step = run.quality_lowest.runtimeStageId
         try:
             report = localize(
                 run,
@@ -338,16 +393,24 @@ def bisect_run(
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
         if opts.attribution and rerun_opts is not None and runner is not None:
+            from agentbisect.bisect.causal.probes import BudgetSpent
             from agentbisect.bisect.causal.surrogate import parallel_batch, run_surrogate
 
-            outcome = run_surrogate(
-                report.suspects,
-                rerun_opts,
-                emb,
-                opts.surrogate(),
-                batch=parallel_batch(runner.run_one, opts.jobs, abort=runner.kill_all),
-                on_plan=on_plan,
-            )
+            try:
+                outcome = run_surrogate(
+                    report.suspects,
+                    rerun_opts,
+                    emb,
+                    opts.surrogate(),
+                    batch=parallel_batch(runner.run_one, opts.jobs, abort=runner.kill_all),
+                    on_plan=on_plan,
+                )
+            except BudgetSpent as exc:
+                raise UsageError(
+                    f"{ATTRIBUTION.flag} surrogate: {exc} before every mask was replayed "
+                    f"(it needs {opts.samples} + {opts.masks} requests); raise "
+                    f"{REPLAY_BUDGET_REQUESTS.flag} or lower {MASKS.flag}"
+                ) from None
             _attach(report, outcome)
         elif opts.culprits and rerun_opts is not None:
             from agentbisect.bisect.causal.probes import (
@@ -363,6 +426,18 @@ def bisect_run(
     finally:
         if runner is not None:
             runner.kill_all()
+        if replayer is not None:
+            replayer.client.close()
+    if replayer is not None:
+        report.replay = replayer.stats()
+        if replayer.not_removed and (opts.culprits or opts.attribution):
+            # leave-one-out says so per suspect (skipped); the set searches cannot
+            warnings.append(
+                "warning: replay could not remove "
+                + ", ".join(sorted(replayer.not_removed))
+                + " (the run holds nothing to cut for it): the sets and masks that named it "
+                "were sent without that removal"
+            )
     step = report.step
 
     def overview_of() -> RunOverview:
@@ -389,7 +464,7 @@ def _tier_plan(
     tiers = []
     if opts.missing_context is not None and opts.rerun is not None:
         tiers.append("restoration")
-    if opts.rerun is not None and not opts.attribution:
+    if opts.causal and not opts.attribution:
         tiers.append("leave-one-out")
     phase = " + ".join(tiers) or "reruns"
     return lambda n: on_plan(n, True, phase)
@@ -425,3 +500,59 @@ def _attach(report: ContextBugReport, outcome: SurrogateOutcome) -> None:
         else:
             flags.append(f)
     report.attribution = outcome.attribution
+
+
+def _quality_step(run: Run) -> str:
+    """The trigger when neither trigger option was given: the quality data's lowest step."""
+    if run.quality_lowest is None:
+        raise UsageError(
+            f"{REPLAY.flag} needs the trigger LLM call: give {AT_LLM.flag} N or {AT_STEP.flag} ID"
+        )
+    return run.quality_lowest.runtimeStageId
+
+
+def _replay_runner(
+    run: Run,
+    step: str,
+    opts: BisectOptions,
+    import_options: ImportOptions | None,
+    on_call: Callable[[str, int], None] | None,
+    warnings: list[str],
+    on_tokens: Callable[[int], None] | None = None,
+) -> tuple[ReplayRunner, str]:
+    """The replay runner for the trigger call, and the answer probes are compared with."""
+    from agentbisect.analyses.call import llm_call
+    from agentbisect.bisect.causal.client import ChatClient, answer_text, pick_key
+    from agentbisect.bisect.causal.replay import Budget, ReplayRunner, ResponseCache
+    from agentbisect.bisect.embed.cache import cache_disabled_by_env
+    from agentbisect.bisect.options import REPLAY_MODEL
+
+    assert opts.replay is not None
+    call = llm_call(run, step, import_options)
+    model = opts.replay_model or call.request.get("model") or ""
+    if not model:
+        raise UsageError(
+            f"LLM call {step}: the run records no model name: give {REPLAY_MODEL.flag} NAME"
+        )
+    key, withheld = pick_key(opts.replay, opts.replay_key_env)
+    if withheld is not None:
+        warnings.append("warning: " + withheld)
+    client = ChatClient(opts.replay, key=key, timeout=opts.replay_timeout)
+    use_cache = not opts.no_cache and not cache_disabled_by_env()
+    runner = ReplayRunner(
+        call,
+        client,
+        model=model,
+        budget=Budget(opts.replay_budget_requests, opts.replay_budget_tokens),
+        cache=ResponseCache(client.shown) if use_cache else None,
+        jobs=opts.jobs,
+        on_call=on_call,
+        on_tokens=on_tokens,
+    )
+    if opts.original_output is not None:
+        original = _text_or_file(opts.original_output, ORIGINAL_OUTPUT.flag)
+    else:
+        original = answer_text(call.response)
+        if not original:
+            original = _original_output(None, run)
+    return runner, original

@@ -42,6 +42,8 @@ class Defaults(Struct, frozen=True):
     keep_prob: float = 0.5
     mask_seed: int = 0
     attribution_score: str = "flip"
+    replay_timeout: float = 60.0  # seconds per request (each retried a few times)
+    replay_budget_requests: int = 200  # requests sent (cache hits are free)
 
 
 DEFAULTS = Defaults()
@@ -133,7 +135,7 @@ NO_CACHE = Opt(
     "no_cache",
     "--no-cache",
     kind=bool,
-    help="Neither read nor write the on-disk vector cache.",
+    help="Neither read nor write the on-disk caches (vectors, replay responses).",
 )
 
 SCORER = Opt(
@@ -265,4 +267,58 @@ ATTRIBUTION_SCORE = Opt(
     kind=AttributionScore,
     default=AttributionScore(DEFAULTS.attribution_score),
     help="What the surrogate fits: flip (the comparator, 0/1) or similarity (1 − cosine).",
+)
+
+REPLAY = Opt(
+    "replay",
+    "--replay",
+    metavar="URL",
+    help="Causal mode without your agent: rebuild the trigger LLM call's request from the run and "
+    "send it once per probe and seed, with the probe's sources removed, to the OpenAI-compatible "
+    f"URL/chat/completions (instead of {RERUN.flag}).",
+)
+
+REPLAY_MODEL = Opt(
+    "replay_model",
+    "--replay-model",
+    metavar="NAME",
+    help="Replay with this model (default: the one the run recorded).",
+)
+
+REPLAY_KEY_ENV = Opt(
+    "replay_key_env",
+    "--replay-key-env",
+    metavar="NAME",
+    help="Send the API key held by environment variable NAME (default: OPENAI_API_KEY, sent "
+    "only to https or loopback URLs).",
+)
+
+REPLAY_TIMEOUT = Opt(
+    "replay_timeout",
+    "--replay-timeout",
+    kind=float,
+    default=DEFAULTS.replay_timeout,
+    min=0.001,
+    metavar="SECONDS",
+    help="Give up on one replay request after SECONDS (timeouts are retried a few times).",
+)
+
+REPLAY_BUDGET_REQUESTS = Opt(
+    "replay_budget_requests",
+    "--replay-budget-requests",
+    kind=int,
+    default=DEFAULTS.replay_budget_requests,
+    min=0,
+    metavar="N",
+    help="Send at most N replay requests (cache hits are free); suspects left untested are "
+    "inconclusive.",
+)
+
+REPLAY_BUDGET_TOKENS = Opt(
+    "replay_budget_tokens",
+    "--replay-budget-tokens",
+    kind=int,
+    min=1,
+    metavar="N",
+    help="Stop replaying before the requests' tokens would pass N.",
 )

@@ -34,6 +34,7 @@ __all__ = [
 MODULES = {
     "aggregate": "aggregate",
     "bisect": "bisect",
+    "call": "call",
     "events": "events",
     "genui-stats": "genui_stats",
     "record": "record",

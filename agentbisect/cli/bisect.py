@@ -9,6 +9,7 @@ those verdicts are causal. ``FAIL_ON`` turns honesty flags into a CI gate (exit 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
@@ -33,6 +34,12 @@ from agentbisect.bisect.options import (
     NO_CACHE,
     ORIGINAL_OUTPUT,
     RANKING,
+    REPLAY,
+    REPLAY_BUDGET_REQUESTS,
+    REPLAY_BUDGET_TOKENS,
+    REPLAY_KEY_ENV,
+    REPLAY_MODEL,
+    REPLAY_TIMEOUT,
     RERUN_TIMEOUT,
     SAMPLES,
     SCORER,
@@ -75,6 +82,7 @@ Examples:
   afp bisect run.json {AT_STEP.flag} call-llm#40 {FORMAT.flag} text
   afp bisect run.json {AT_LLM.flag} -1 {JSON.flag} {FAIL_ON.flag} slice-truncated
   afp bisect run.json {AT_STEP.flag} call-llm#40 {RERUN.flag} './replay.sh' {COMPARATOR.flag} contains:refund
+  afp bisect trace.json {AT_LLM.flag} -1 {REPLAY.flag} http://127.0.0.1:11434/v1 {COMPARATOR.flag} 'contains:90 days'
 """
 
 SPEC = CommandSpec(
@@ -93,6 +101,12 @@ SPEC = CommandSpec(
     NO_CACHE,
     SCORER,
     RERUN,
+    REPLAY,
+    REPLAY_MODEL,
+    REPLAY_KEY_ENV,
+    REPLAY_TIMEOUT,
+    REPLAY_BUDGET_REQUESTS,
+    REPLAY_BUDGET_TOKENS,
     SAMPLES,
     ORIGINAL_OUTPUT,
     COMPARATOR,
@@ -136,17 +150,31 @@ def run(
     from agentbisect.bisect.api import BisectOptions, bisect_run, check_options
     from agentbisect.cli.common import import_options, load_run, pick_json_format
     from agentbisect.cli.output import check_output, emit
-    from agentbisect.render.progress import rerun_progress
+    from agentbisect.render.progress import replay_plan, rerun_progress
 
     name = pick_json_format(fmt, as_json)
     opts = BisectOptions(**{k: v.value if isinstance(v, Enum) else v for k, v in options.items()})
     check_options(opts)
     check_output(output, force, [file])
-    run = load_run(file, verbose, import_options(trace_id, logs))
+    imports = import_options(trace_id, logs)
+    run = load_run(file, verbose, imports)
     # The bar's totals come from bisect_run's plan, exact before each phase's first rerun.
-    with rerun_progress(enabled=opts.rerun is not None) as bar:
+    with rerun_progress(enabled=opts.causal) as bar:
         on_call, on_plan = (bar.call, bar.plan) if bar is not None else (None, None)
-        result = bisect_run(run, opts, on_call=on_call, on_plan=on_plan, overview=name == "html")
+        plan: Callable[[int, bool, str], None] | None = on_plan
+        if opts.replay is not None:
+            from agentbisect.bisect.causal.client import shown_url
+
+            plan = replay_plan(on_plan, shown_url(opts.replay))
+        result = bisect_run(
+            run,
+            opts,
+            on_call=on_call,
+            on_plan=plan,
+            overview=name == "html",
+            import_options=imports,
+            on_tokens=bar.tokens if bar is not None else None,
+        )
     del run  # only the HTML page reads the run again (see cli/aggregate.py)
     emit(name, result, output, force)
     if opts.fail_on:

@@ -46,6 +46,7 @@ class GateTripped(AgentbisectError):
 
 
 class ExternalCommandFailed(AgentbisectError):
-    """A command the user supplied (an ablation rerun) failed, timed out or answered garbage."""
+    """A command the user supplied (an ablation rerun) or an endpoint the user named (a replay)
+    failed, timed out or answered garbage."""
 
     exit_code = 3

@@ -33,6 +33,7 @@ __all__ = [
     "load",
     "load_bytes",
     "open_run",
+    "read_call",
     "shape_label",
 ]
 
@@ -191,6 +192,20 @@ def load_bytes(
     finally:
         if was_enabled:
             gc.enable()
+
+
+def read_call(
+    path: str,
+    shape: str,
+    span_id: str,
+    options: ImportOptions | None = None,
+    trace_id: str | None = None,
+) -> Any:
+    """One LLM call of an imported trace or transcript (``importers.calls.CallContent``), read
+    again from ``path``: the messages it was sent, its answer, its model and parameters."""
+    from agentbisect.importers.calls import read_call as read
+
+    return read(path, shape, span_id, options, trace_id)
 
 
 def open_run(path: str, options: ImportOptions | None = None) -> Run:

@@ -11,7 +11,7 @@ counts: times are message positions, and flags say what is missing.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentbisect.core.errors import InputError
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS
@@ -110,16 +110,32 @@ def _span(span_id: str, name: str, parent: str | None, start: int, end: int) -> 
     )
 
 
+class TranscriptRun(NamedTuple):
+    """A transcript read as spans with their readings: what the synthesis and ``afp call`` (a
+    call's messages, read again from the file) both take, so that both read it one way."""
+
+    form: str
+    spans: list[Span]
+    readings: dict[str, Reading]
+    numbers: dict[str, int] | None  # a history's step numbers: positions in it
+
+
 def import_transcript(
     name: str, data: bytes, *, detail: Mode = "full", max_events: object = DEFAULT_MAX_EVENTS
 ) -> Synthesis:
+    run = read_transcript(name, data)
+    return _finish(name, run, detail, max_events)
+
+
+def read_transcript(name: str, data: bytes) -> TranscriptRun:
+    """The transcript's messages as spans and readings (``InputError`` when it holds none)."""
     loaded = _load(name, data)
     if loaded is None:
         raise InputError(name, "expected a chat transcript (messages with role and content)")
     raw, form, path, doc = loaded
     if form == _HISTORY:
         prompts = doc.get("system_prompt")  # (CaptainAgent logs: each agent's instructions)
-        return _history(name, raw, prompts if isinstance(prompts, dict) else {}, detail, max_events)
+        return _history(raw, prompts if isinstance(prompts, dict) else {})
     msgs: list[Message] = []
     for i, obj in enumerate(raw):
         role = obj["role"]
@@ -157,7 +173,7 @@ def import_transcript(
                 readings[s.span_id] = Reading(
                     ToolCall(name=tool_name, call_id=p.id, result=p.text), "tool", "transcript"
                 )
-    return _finish(name, form, spans, readings, detail, max_events)
+    return TranscriptRun(form, spans, readings, None)
 
 
 def _call(inputs: list[Message], msg: Message) -> Reading:
@@ -170,13 +186,7 @@ def _call(inputs: list[Message], msg: Message) -> Reading:
     )
 
 
-def _history(
-    name: str,
-    raw: list[dict[str, Any]],
-    prompts: dict[str, Any],
-    detail: Mode,
-    max_events: object,
-) -> Synthesis:
+def _history(raw: list[dict[str, Any]], prompts: dict[str, Any]) -> TranscriptRun:
     """A multi-agent log (Who&When's Magentic-One and CaptainAgent runs, AutoGen group chats):
     every entry is one step of its agent — a user's turn, an orchestrator's thought, a tool
     agent's output alike — numbered by its 0-based position in the history, as Who&When's
@@ -214,33 +224,25 @@ def _history(
         own = [Message("system", [Part("text", prompt)])] if isinstance(prompt, str) else []
         readings[s.span_id] = _call(own + seen, said)
         seen.append(said)
-    return _finish(name, _HISTORY, spans, readings, detail, max_events, numbers)
+    return TranscriptRun(_HISTORY, spans, readings, numbers)
 
 
-def _finish(
-    name: str,
-    form: str,
-    spans: list[Span],
-    readings: dict[str, Reading],
-    detail: Mode,
-    max_events: object,
-    numbers: dict[str, int] | None = None,
-) -> Synthesis:
+def _finish(name: str, run: TranscriptRun, detail: Mode, max_events: object) -> Synthesis:
     flags = [
         ("no-token-usage", "a transcript carries no token counts: token totals are 0, not measured")
     ]
     result = synthesize(
-        spans,
+        run.spans,
         flags,
         name,
-        readings,
+        run.readings,
         axis_note="the commit axis is the message order, synthesized by the importer: a transcript "
         "has no commits and no times (times are message positions, in ms)",
         detail=detail,
         max_events=max_events,
-        step_numbers=numbers,
+        step_numbers=run.numbers,
     )
     meta = result.recording[IMPORT_KEY]
-    meta["format"] = form
+    meta["format"] = run.form
     meta["traces"] = []
     return result

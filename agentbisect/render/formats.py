@@ -31,3 +31,10 @@ class BisectFormat(StrEnum):
     json = "json"
     text = "text"
     html = "html"
+
+
+class CallFormat(StrEnum):
+    """``call``: the request and response as a readable table, or the JSON to re-issue."""
+
+    table = "table"
+    json = "json"

@@ -13,6 +13,7 @@ from agentbisect.results import (
     RecordSummary,
     StepGraphResult,
 )
+from agentbisect.results.call import CallResult
 
 
 def render(result: object) -> None:
@@ -31,6 +32,8 @@ def render(result: object) -> None:
 
         notes(result.warnings)
         write_bytes((report_json(result.report, indent=2) + "\n").encode("utf-8", "surrogatepass"))
+    elif isinstance(result, CallResult):
+        write_json(result.to_json())
     elif isinstance(result, GenuiResult):
         notes(result.warnings)
         write_json(result.stats)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from agentbisect.render.console import stderr_console, stderr_is_terminal
-from agentbisect.render.safetext import shorten
+from agentbisect.render.safetext import scrub, shorten
 
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn, TaskID
@@ -28,10 +29,12 @@ def progress_columns() -> list[ProgressColumn]:
 
     class Count(TextColumn):
         def render(self, task: Task) -> Text:
+            tokens = task.fields.get("tokens")
+            used = f" · {tokens:,} tokens" if tokens else ""  # replay: what the endpoint counted
             if unplanned(task):
-                return Text(f"{task.completed:g} rerun(s)")
+                return Text(f"{task.completed:g} rerun(s){used}")
             bound = task.fields.get("bound", "")
-            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns")
+            return Text(f"{task.completed:g}/{bound}{task.total:g} reruns{used}")
 
     class Left(TimeRemainingColumn):
         def render(self, task: Task) -> Text:
@@ -70,6 +73,7 @@ class RerunBar:
         self._done = 0
         self._phase = "reruns"
         self._total = 0
+        self._tokens = 0
 
     def plan(self, reruns: int, exact: bool, phase: str) -> None:
         with self._lock:
@@ -90,6 +94,12 @@ class RerunBar:
                 completed=self._done,
                 description=self._describe(probe, seed),
             )
+
+    def tokens(self, used: int) -> None:
+        """Count tokens a replay request used (shown beside the count, across phases)."""
+        with self._lock:
+            self._tokens += used
+            self._progress.update(self._task, tokens=self._tokens)
 
     def _describe(self, probe: str, seed: int) -> str:
         """``phase: probe P seed S``, the probe cut to what the line has left once the spinner,
@@ -118,3 +128,26 @@ def rerun_progress(*, enabled: bool) -> Iterator[RerunBar | None]:
         yield RerunBar(progress, task)
     finally:
         progress.stop()
+
+
+def replay_plan(
+    on_plan: Callable[[int, bool, str], None] | None, endpoint: str
+) -> Callable[[int, bool, str], None]:
+    """``on_plan`` that first says on stderr how many replay requests a phase plans (always, not
+    only on a terminal: a replay costs money), ``≤`` for a bound; ``endpoint`` as shown (no
+    credentials, no query string)."""
+
+    def plan(requests: int, exact: bool, phase: str) -> None:
+        bound = "" if exact else "at most "
+        sys.stderr.write(
+            scrub(
+                f"afp: replay: {phase}: {bound}{requests} request(s) planned to {endpoint} "
+                "(answers in the response cache are not sent again)"
+            )
+            + "\n"
+        )
+        sys.stderr.flush()
+        if on_plan is not None:
+            on_plan(requests, exact, phase)
+
+    return plan

@@ -12,6 +12,7 @@ from agentbisect.results import (
     RecordSummary,
     StepGraphResult,
 )
+from agentbisect.results.call import CallResult
 
 
 def notes(lines: list[str]) -> None:
@@ -52,5 +53,9 @@ def render(result: object) -> None:
         from agentbisect.render.tables.record import record_summary
 
         record_summary(result)
+    elif isinstance(result, CallResult):
+        from agentbisect.render.tables.call import render_call
+
+        render_call(result)
     else:
         raise Unsupported(f"no table rendering for {type(result).__name__}")

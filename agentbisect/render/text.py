@@ -24,6 +24,7 @@ from agentbisect.results.report import (
     CostVerdict,
     EdgePathStep,
     EvidenceSignals,
+    ReplayStats,
     Suspect,
     SuspectEvidence,
     weights_note,
@@ -171,6 +172,8 @@ def format_report(result: BisectResult) -> str:
         lines.append(
             f"baseline (no restoration): {stats_text(r.restorationBaseline, spread=False)}"
         )
+    if r.replay is not UNSET:
+        lines += ["", clean(replay_line(r.replay))]
     if r.honestyFlags:
         lines += ["", "HONESTY:", *(f"⚠ [{fl.flag}] {fl.note}" for fl in r.honestyFlags)]
     lines += ["", FOOTER_EVIDENCE if evidence_first else FOOTER]
@@ -383,3 +386,19 @@ def attribution_lines(a: Attribution) -> list[str]:
     if cost is not None:
         lines.append(cost)
     return lines
+
+
+def replay_line(rp: ReplayStats) -> str:
+    """What a replay cost, in one line (the table and text reports both print it)."""
+    line = (
+        f"replay: {rp.requests} request(s) to {rp.endpoint} (model {rp.model}), "
+        f"{rp.retries} retried, {rp.tokens} tokens, {rp.cacheHits} answered from the cache"
+    )
+    if rp.skipped:
+        line += f", {rp.skipped} probe(s) not sent (nothing in them could be removed)"
+    line += f"; budget {rp.budgetRequests} requests"
+    if rp.budgetTokens is not UNSET:
+        line += f", {rp.budgetTokens} tokens"
+    if rp.budgetSpent is not UNSET:
+        line += f" — stopped: {rp.budgetSpent}"
+    return line

@@ -87,7 +87,7 @@ class AblationRunStats(Struct, kw_only=True):
 
 
 class AblationVerdict(Struct, kw_only=True):
-    verdict: str  # confirmed | not-confirmed | inconclusive
+    verdict: str  # confirmed | not-confirmed | inconclusive | skipped (afp: the runner said so)
     claim: str
 
 
@@ -240,6 +240,21 @@ class Attribution(Struct, kw_only=True):
     cost: AttributionCost | UnsetType = UNSET
 
 
+class ReplayStats(Struct, kw_only=True):
+    """agentbisect extension: what a replay (``afp bisect``'s replay option) cost."""
+
+    endpoint: str  # the URL requests went to, without credentials or query string
+    model: str
+    requests: int  # sent to the endpoint (each counted once, however many attempts)
+    retries: int  # extra attempts after a 429, a 5xx, a timeout or a dropped connection
+    tokens: int  # as the endpoint's usage reported them
+    cacheHits: int  # answers read from the response cache instead (no request)
+    skipped: int  # probes not sent: none of their specs could be applied
+    budgetRequests: int
+    budgetTokens: int | UnsetType = UNSET
+    budgetSpent: str | UnsetType = UNSET  # which budget stopped the replay, when one did
+
+
 class ContextBugReport(Struct, kw_only=True):
     step: str
     stepName: str | UnsetType = UNSET
@@ -264,6 +279,7 @@ class ContextBugReport(Struct, kw_only=True):
     # with the evidence-first ranking: how the suspects' evidence scores were combined
     evidenceScoring: EvidenceScoring | UnsetType = UNSET
     contrastive: bool | UnsetType = UNSET  # true when an expected answer was given
+    replay: ReplayStats | UnsetType = UNSET  # the replay's requests, tokens and cache hits
 
 
 def to_builtins(obj: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from msgspec import UNSET, Struct, UnsetType
 
+from agentbisect.bisect.causal.removal import spec_label
 from agentbisect.bisect.embed.vectors import Embedder, cosine
 from agentbisect.bisect.options import DEFAULTS
 from agentbisect.bisect.pipeline.ablation import spec_to_json
@@ -46,6 +47,14 @@ class RunResult(Struct, frozen=True):
     output: str
     loops: float | None = None
     tokens: float | None = None
+    # labels (``removal.spec_label``) of the specs the runner could not apply: the answer is not
+    # evidence about those sources either way
+    skipped: tuple[str, ...] = ()
+
+
+class BudgetSpent(Exception):
+    """The runner would pass its budget (requests, tokens) with the next call: what is left
+    untested is reported inconclusive, never guessed."""
 
 
 class ProbeRunner(Protocol):
@@ -65,8 +74,14 @@ def normalize_result(raw: Any) -> RunResult:
     if isinstance(raw, dict) and isinstance(raw.get("output"), str):
         cost = raw.get("cost")
         lo, to = (cost.get("loops"), cost.get("tokens")) if isinstance(cost, dict) else (None, None)
-        return RunResult(raw["output"], lo if is_num(lo) else None, to if is_num(to) else None)
-    raise ValueError("runner answer must be a string or {output: string, cost?}")
+        skipped = raw.get("skipped")
+        return RunResult(
+            raw["output"],
+            lo if is_num(lo) else None,
+            to if is_num(to) else None,
+            tuple(str(x) for x in skipped) if isinstance(skipped, list) else (),
+        )
+    raise ValueError("runner answer must be a string or {output: string, cost?, skipped?}")
 
 
 def sequential(fn: Callable[[dict[str, Any], int, str], Any]) -> ProbeRunner:
@@ -153,11 +168,14 @@ class _Probe(Struct):
     samples: int
     threshold: float
     changed: Comparator | None
+    # the spec labels the runner reported skipped in the last probe (any of its seeds)
+    last_skipped: frozenset[str] = frozenset()
 
     def run(self, payload: dict[str, Any], probe: str) -> AblationRunStats:
         orig_vec = self.embedder.embed(self.original)
         seeds = list(range(self.samples))
         results = self.runner(payload, seeds, probe)
+        self.last_skipped = frozenset(x for r in results for x in r.skipped)
         sims: list[float] = []
         loops: list[float] = []
         tokens: list[float] = []
@@ -309,14 +327,52 @@ def run_ablation_tier(
 ) -> AblationRunStats:
     """Baseline, then one probe per ranked suspect with a non-arg spec (up to max_suspects)."""
     probe = probe_for(rerun, embedder)
-    baseline = probe.run({"specs": []}, "baseline")
+    targets = ablation_targets(suspects, rerun.max_suspects)
+    try:
+        baseline = probe.run({"specs": []}, "baseline")
+    except BudgetSpent as exc:
+        for s in targets:
+            s.verdict = untested_verdict(suspect_label(s), str(exc))
+        return AblationRunStats(samples=0, flips=0, similarity=similarity_stats([]))
     stable = baseline.flips == 0
-    for s in ablation_targets(suspects, rerun.max_suspects):
+    spent: str | None = None
+    for s in targets:
         assert s.ablation is not UNSET  # ablation_targets keeps only applicable specs
-        s.runs = probe.run({"specs": [spec_to_json(s.ablation)]}, s.source)
-        s.verdict = verdict_for(suspect_label(s), s.runs, stable)
+        if spent is not None:
+            s.verdict = untested_verdict(suspect_label(s), spent)
+            continue
+        spec = spec_to_json(s.ablation)
+        try:
+            s.runs = probe.run({"specs": [spec]}, s.source)
+        except BudgetSpent as exc:
+            spent = str(exc)
+            s.verdict = untested_verdict(suspect_label(s), spent)
+            continue
+        if spec_label(spec) in probe.last_skipped:
+            s.verdict = skipped_verdict(suspect_label(s), s.runs)
+        else:
+            s.verdict = verdict_for(suspect_label(s), s.runs, stable)
     assign_cost_verdicts(suspects, baseline)
     return baseline
+
+
+def skipped_verdict(label: str, stats: AblationRunStats) -> AblationVerdict:
+    """The runner said it could not remove the suspect: its reruns are no evidence either way."""
+    return AblationVerdict(
+        verdict="skipped",
+        claim=(
+            f"SKIPPED: the runner could not remove {label} (it said so in its answer), so its "
+            f"{stats.samples} seeded reruns say nothing about it."
+        ),
+    )
+
+
+def untested_verdict(label: str, why: str) -> AblationVerdict:
+    """A budget ran out before this suspect's probe: no verdict, and no claim."""
+    return AblationVerdict(
+        verdict="inconclusive",
+        claim=f"INCONCLUSIVE: not tested — {why} before {label} was probed.",
+    )
 
 
 def planned_reruns(
@@ -456,7 +512,10 @@ def bisect_culprits(
         ]
         return CulpritsResult(verdict=verdict, culprits=refs, probes=probes, runsUsed=runs_used)
 
-    base = probe.run({"specs": []}, "baseline")
+    try:
+        base = probe.run({"specs": []}, "baseline")
+    except BudgetSpent:
+        return result("inconclusive", [])
     runs_used += base.samples
     probes.append(CulpritProbe(ablated=[], stats=base, flipped=base.flips > 0))
     cache[""] = probe_flipped(base)
@@ -475,5 +534,5 @@ def bisect_culprits(
             if not remaining or not run_set(remaining):
                 break
         return result("confirmed", culprits)
-    except _Budget:
+    except (_Budget, BudgetSpent):
         return result("inconclusive", [])

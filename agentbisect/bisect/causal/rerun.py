@@ -2,7 +2,8 @@
 
 Every (probe, seed) runs CMD once as an argv list (no shell) in its own session, writes one JSON
 object ``{"specs"|"restore": [...], "seed": n, "step": ..., "probe": ...}`` to its stdin and reads
-its stdout: ``{"output": str, "cost"?: {"loops"?, "tokens"?}}`` or plain text. A failure, a timeout
+its stdout: ``{"output": str, "cost"?: {"loops"?, "tokens"?}, "skipped"?: [spec labels]}`` or
+plain text (``skipped``: the specs it could not apply, reported as such). A failure, a timeout
 or an unreadable answer stops everything with ``ExternalCommandFailed`` (exit 3), and every process
 group still alive is killed, so no rerun outlives ``afp``.
 """
@@ -56,7 +57,14 @@ def parse_answer(stdout: bytes) -> RunResult:
                         f'printed JSON of the wrong shape: "cost.{name}" must be a number'
                     )
             loops, tokens = cost.get("loops"), cost.get("tokens")
-        return RunResult(obj["output"], loops, tokens)
+        skipped = obj.get("skipped")
+        if skipped is not None and (
+            not isinstance(skipped, list) or not all(isinstance(x, str) for x in skipped)
+        ):
+            raise ValueError(
+                'printed JSON of the wrong shape: "skipped" must be an array of spec labels'
+            )
+        return RunResult(obj["output"], loops, tokens, tuple(skipped or ()))
     # plain text: the answer as printed, minus the line terminator `echo`/`print` add
     return RunResult(text[:-2] if text.endswith("\r\n") else text.removesuffix("\n"))
 

@@ -52,6 +52,21 @@ def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
     ]
 
 
+def read_logs(name: str, data: bytes) -> SpanBatch:
+    """A file given with ``LOGS``: OTLP/JSON (one document or JSON Lines) or the SDK's console
+    form of log records."""
+    head = data[: trace_sniff.SNIFF_BYTES]
+    if otlp_json.sniff(head):
+        return otlp_json.read(name, data)
+    if trace_sniff.console_logs(head):
+        return otel_console.read_logs(name, data)
+    raise InputError(
+        name,
+        'expected OTLP/JSON log records ({"resourceLogs": [...]}, one document or JSON Lines) '
+        "or the SDK console form (LogRecord.to_json() objects)",
+    )
+
+
 def read_batch(name: str, data: bytes) -> SpanBatch:
     if otlp_json.sniff(data[: trace_sniff.SNIFF_BYTES]):
         return otlp_json.read(name, data)
@@ -124,17 +139,7 @@ def _import_trace(
         batch = read_batch(name, data)
     del data
     for logs_name, logs_data in logs or []:
-        head = logs_data[: trace_sniff.SNIFF_BYTES]
-        if otlp_json.sniff(head):
-            extra = otlp_json.read(logs_name, logs_data)
-        elif trace_sniff.console_logs(head):
-            extra = otel_console.read_logs(logs_name, logs_data)
-        else:
-            raise InputError(
-                logs_name,
-                'expected OTLP/JSON log records ({"resourceLogs": [...]}, one document or '
-                "JSON Lines) or the SDK console form (LogRecord.to_json() objects)",
-            )
+        extra = read_logs(logs_name, logs_data)
         batch.spans.extend(extra.spans)
         batch.logs.extend(extra.logs)
         batch.problems.extend(extra.problems)

@@ -365,6 +365,10 @@ def reruns_section(r: ContextBugReport) -> str:
             f"<h3>Culprit search: {esc(c.verdict)}</h3><ul>{groups}</ul>"
             f'<p class="muted">{len(c.probes)} probe(s), {c.runsUsed} rerun(s)</p>'
         )
+    if r.replay is not UNSET:
+        from agentbisect.render.text import replay_line
+
+        parts.append(f"<p>{esc(replay_line(r.replay))}</p>")
     if not parts:
         return ""
     return '<section id="reruns"><h2>Reruns</h2>' + "".join(parts) + "</section>"

@@ -207,6 +207,10 @@ def render_report(result: BisectResult) -> None:
             line.append_text(safe(" + ".join(x.label for x in grp)))
         line.append(f"\n  {len(cr.probes)} probe(s), {cr.runsUsed} rerun(s)")
         con.print(line)
+    if r.replay is not UNSET:
+        from agentbisect.render.text import replay_line
+
+        con.print(safe(replay_line(r.replay)))
 
 
 def print_attribution(a: Attribution) -> None:
