@@ -349,6 +349,10 @@ def bisect_run(
             raise _trigger_error(exc, run, step) from None
         if defaulted:
             report.triggerSource = "last-llm-call"
+        if pol.afp_fields:
+            from agentbisect.bisect.trigger import explained
+
+            report.trigger = explained(run, report.step)
         if opts.attribution and rerun_opts is not None and runner is not None:
             from agentbisect.bisect.causal.surrogate import parallel_batch, run_surrogate
 

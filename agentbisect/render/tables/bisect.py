@@ -18,6 +18,7 @@ from agentbisect.render.fit import Col, print_fitted
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import (
+    answer_lines,
     cost_line,
     fit_text,
     hop_text,
@@ -38,6 +39,9 @@ def render_report(result: BisectResult) -> None:
     r = result.report
     con = stdout_console()
     con.print(safe(result.headline, "bold"))
+    for said in answer_lines(r):  # what is being explained, as running text on its own lines
+        label, _, text = said.partition(": ")
+        con.print(Text.assemble((label + ": ", "dim"), safe(text)))
     causal = r.mode == "causal"
     banner = (
         "CAUSAL — verdicts are the only causal claims"
