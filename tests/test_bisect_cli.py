@@ -157,12 +157,22 @@ def test_composition_refusal() -> None:
 
 def test_usage_errors() -> None:
     assert invoke(PF, "--at-llm", "7").exit_code == 2
-    res = invoke(PF)
+    res = invoke(PF, "--upstream")  # (upstream keeps its error; afp defaults to the last call)
     assert res.exit_code == 2 and "no trigger step" in res.stderr
     assert invoke(PF, "--at-step", "call-llm#40", "--fail-on", "bogus").exit_code == 2
     assert invoke(PF, "--at-step", "call-llm#40", "--culprits").exit_code == 2
     assert invoke(PF, "--at-step", "call-llm#40", "--comparator", "fuzzy").exit_code == 2
     assert invoke(str(MINI / "nope.json"), "--at-step", "x").exit_code == 2
+
+
+def test_no_trigger_option_explains_the_last_llm_call() -> None:
+    res = invoke(PF, "--json")
+    assert res.exit_code == 0, res.stderr
+    rep = json.loads(res.stdout)
+    last = json.loads(invoke(PF, "--json", "--at-llm", "-1").stdout)
+    assert rep["step"] == last["step"] and rep["triggerSource"] == "last-llm-call"
+    assert [s["source"] for s in rep["suspects"]] == [s["source"] for s in last["suspects"]]
+    assert f"no --at-step or --at-llm: explaining {rep['step']}, the last of " in res.stderr
 
 
 def test_quality_trigger_cli() -> None:

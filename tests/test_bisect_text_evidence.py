@@ -38,6 +38,11 @@ def _bisect(*args: str) -> Any:
     return res
 
 
+def _report_lines(out: str) -> list[str]:
+    """The report's lines past what it explains (the question and answer lines after the head)."""
+    return [ln for ln in out.splitlines() if not ln.startswith(("question: ", "answer ("))]
+
+
 def _ident(s: dict[str, Any]) -> str:
     d = s.get("detail") or {}
     return str(d.get("injectionId") or d.get("toolName") or s["source"])
@@ -46,7 +51,7 @@ def _ident(s: dict[str, Any]) -> str:
 def test_groups_said_and_signals_match_the_json() -> None:
     args = [*ROUTED, "--embedder", "mock"]
     rep = json.loads(_bisect(*args, "--json").stdout)
-    lines = _bisect(*args, "--format", "text").stdout.splitlines()
+    lines = _report_lines(_bisect(*args, "--format", "text").stdout)
 
     assert lines[2] == (
         "embedder: mock · ranking: evidence-first (content-backed suspects by evidence score, "
@@ -120,7 +125,7 @@ def test_upstream_ranking_names_the_embedder_but_keeps_upstream_order() -> None:
     args = [*ROUTED, "--embedder", "mock", "--ranking", "upstream"]
     text = _bisect(*args, "--format", "text").stdout
     up = _bisect(*ROUTED, "--upstream", "--format", "text").stdout
-    lines = text.splitlines()
+    lines = _report_lines(text)
     assert lines[2] == "embedder: mock · ranking: upstream"
     assert "CONTENT-BACKED" not in text and "said:" not in text
     # The same suspect lines as the upstream report: only the afp lines differ.

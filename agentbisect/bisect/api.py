@@ -307,6 +307,16 @@ def bisect_run(
         run.control_deps = control_deps_from_json(doc, opts.control_deps)
     step = resolve_step(run, opts.at_step, opts.at_llm)
     warnings: list[str] = []
+    defaulted = False
+    if step is None and run.quality_lowest is None and pol.default_trigger:
+        # Nearly always the user means the answer: the last LLM call that can be localized.
+        calls = [i for i in run.llm_call_ids if i in run.commit_log.last_idx]
+        if calls:
+            step, defaulted = calls[-1], True
+            warnings.append(
+                f"no {AT_STEP.flag} or {AT_LLM.flag}: explaining {step}, the last of "
+                f"{len(calls)} LLM call{'s' if len(calls) != 1 else ''}"
+            )
     resolved = resolve_embedder(pol.embedder or opts.embedder, use_cache=not opts.no_cache)
     if resolved.notice is not None:
         warnings.append(resolved.notice)
@@ -392,6 +402,12 @@ def bisect_run(
             )
         except TriggerError as exc:
             raise _trigger_error(exc, run, step) from None
+        if defaulted:
+            report.triggerSource = "last-llm-call"
+        if pol.afp_fields:
+            from agentbisect.bisect.trigger import explained
+
+            report.trigger = explained(run, report.step)
         if opts.attribution and rerun_opts is not None and runner is not None:
             from agentbisect.bisect.causal.probes import BudgetSpent
             from agentbisect.bisect.causal.surrogate import parallel_batch, run_surrogate

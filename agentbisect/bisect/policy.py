@@ -27,6 +27,7 @@ class Policy(Struct, frozen=True):
     afp_fields: bool  # afp's report fields: embedder, ranking, evidenceScoring, contrastive
     afp_flags: bool  # afp's own flags (mock-embedder) and the recording's; else upstream's only
     import_paths: bool  # an imported run's path hops name every key, its stages get specs
+    default_trigger: bool  # no trigger option and no quality data: the last LLM call, said so
     no_verdict: str  # the text rendering's advice for a suspect without a verdict
     no_restore_verdict: str  # … and for a dropped-context candidate without one
 
@@ -57,6 +58,7 @@ UPSTREAM = Policy(
     afp_fields=False,
     afp_flags=False,
     import_paths=False,
+    default_trigger=False,
     no_verdict="supply an AblationRunner to test causally",
     no_restore_verdict="supply a restoration runner",
 )
@@ -68,6 +70,7 @@ OURS = Policy(
     afp_fields=True,
     afp_flags=True,
     import_paths=True,
+    default_trigger=True,
     no_verdict=NO_VERDICT,
     no_restore_verdict=NO_RESTORE_VERDICT,
 )

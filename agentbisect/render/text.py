@@ -121,6 +121,17 @@ def render(result: object) -> None:
     write_text(format_report(result) + "\n")  # scrubbed: recorded names are untrusted
 
 
+def answer_lines(r: ContextBugReport) -> list[str]:
+    """What is being explained, first (afp's report only): the question, then the answer."""
+    if r.trigger is UNSET:
+        return []
+    t = r.trigger
+    which = t.step if t.llmIndex is None else f"{t.step}, LLM call {t.llmIndex}"
+    lines = [f"question: {clean(t.question)}"] if t.question else []
+    lines.append(f"answer ({clean(which)}): {clean(t.output) if t.output else '(not recorded)'}")
+    return lines
+
+
 def format_report(result: BisectResult) -> str:
     """The report as upstream's ``formatContextBugReport`` lays it out."""
     r = result.report
@@ -137,7 +148,7 @@ def format_report(result: BisectResult) -> str:
     if r.rankedBy:
         mode += f" — ranked by {r.rankedBy}"
     # recorded ids and names: one line, whatever they hold
-    lines = [clean(head), mode]
+    lines = [clean(head), *answer_lines(r), mode]
     if r.embedder is not UNSET or r.ranking is not UNSET:  # never in upstream's report
         lines.append(_ranking_line(r))
     st = r.sliceStats

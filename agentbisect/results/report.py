@@ -255,11 +255,23 @@ class ReplayStats(Struct, kw_only=True):
     budgetSpent: str | UnsetType = UNSET  # which budget stopped the replay, when one did
 
 
+class TriggerText(Struct, kw_only=True):
+    """What is being explained: the trigger call's output and the question it answered (null
+    where the run does not hold it)."""
+
+    step: str
+    llmIndex: int | None
+    output: str | None
+    question: str | None
+
+
 class ContextBugReport(Struct, kw_only=True):
     step: str
     stepName: str | UnsetType = UNSET
     triggerSource: str
     triggerScore: Num | UnsetType = UNSET
+    # agentbisect extension (absent under upstream parity): the answer being explained
+    trigger: TriggerText | UnsetType = UNSET
     mode: str
     rankedBy: str
     suspects: list[Suspect]

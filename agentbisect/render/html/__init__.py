@@ -12,6 +12,7 @@ from agentbisect.core.honesty import dedupe
 from agentbisect.render import Unsupported
 from agentbisect.render.console import write_bytes
 from agentbisect.render.html.bisect import (
+    answer_section,
     attribution_section,
     reruns_section,
     suspects_section,
@@ -59,6 +60,7 @@ def bisect_html(o: RunOverview, res: BisectResult) -> str:
     return _page(
         f"afp bisect {r.step} · {o.source.get('file', '')}",
         header(o, "afp bisect", verdict_line(res, len(flags))),
+        answer_section(r),
         flags_banner(flags, "report"),
         timeline_section(o),
         suspects_section(res),

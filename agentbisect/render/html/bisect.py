@@ -72,6 +72,20 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
     )
 
 
+def answer_section(r: ContextBugReport) -> str:
+    """What is being explained, before anything else: the question, then the trigger's answer."""
+    if r.trigger is UNSET:
+        return ""
+    t = r.trigger
+    which = t.step if t.llmIndex is None else f"{t.step}, LLM call {t.llmIndex}"
+    out = '<section id="answer" class="answer">'
+    if t.question:
+        out += f'<p><span class="label">question</span> {esc(t.question)}</p>'
+    said = esc(t.output) if t.output else '<span class="dim">(not recorded)</span>'
+    out += f'<p><span class="label">answer ({esc(which)})</span> {said}</p>'
+    return out + "</section>"
+
+
 def _hop_keys(h: EdgePathStep) -> str:
     """What a hop carried: every key when an imported run's hop carries several."""
     if h.keys is not UNSET:

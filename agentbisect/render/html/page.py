@@ -136,6 +136,7 @@ margin:10px 0}.flags h2{border:0;margin:0 0 4px;padding:0;color:var(--warn);font
 .mode{display:inline-block;font-weight:600;border-radius:4px;padding:1px 8px;margin-right:6px}
 .mode.corr{background:#fff0c2;color:#6d4a00}.mode.causal{background:#d8f1e0;color:#0e5a2e}
 .verdict-line{font-size:15px;margin:6px 0}
+.answer p{margin:4px 0;white-space:pre-wrap}.answer .label{color:#666;margin-right:6px}
 table{border-collapse:collapse;width:100%;margin:6px 0}
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600;font-size:12.5px;white-space:nowrap}

@@ -18,6 +18,7 @@ from agentbisect.render.fit import Col, print_fitted
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import (
+    answer_lines,
     cost_line,
     fit_text,
     hop_text,
@@ -38,6 +39,9 @@ def render_report(result: BisectResult) -> None:
     r = result.report
     con = stdout_console()
     con.print(safe(result.headline, "bold"))
+    for said in answer_lines(r):  # what is being explained, as running text on its own lines
+        label, _, text = said.partition(": ")
+        con.print(Text.assemble((label + ": ", "dim"), safe(text)))
     causal = r.mode == "causal"
     banner = (
         "CAUSAL — verdicts are the only causal claims"
@@ -74,7 +78,9 @@ def render_report(result: BisectResult) -> None:
     causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
     n_backed = sum(1 for v in result.views if v.backed)
     title = f"Suspects ({len(r.suspects)})"
-    if evidence_first and n_backed == len(r.suspects):
+    if not r.suspects:
+        pass  # ("all backed by their own text" would be said of nothing)
+    elif evidence_first and n_backed == len(r.suspects):
         title += ", all backed by their own text"
     elif evidence_first:
         title += f": {n_backed} backed by their own text, then {len(r.suspects) - n_backed} "
@@ -94,9 +100,13 @@ def render_report(result: BisectResult) -> None:
     for i, (s, view) in enumerate(zip(r.suspects, result.views, strict=True), 1):
         upper = s.semanticScore is UNSET
         ident = view.identity
-        # The stage id is noise where it is the identity itself (stage and arg suspects).
+        # The stage id is noise where it is the identity itself (stage and arg suspects), and
+        # its name where the id already spells it (execute_tool:get_refund_policy#4 is the
+        # stage "execute_tool get_refund_policy").
         stage = Text() if s.source == ident else Text.assemble(safe(s.source), " ")
-        stage.append(safe(s.stageName or "", "dim"))
+        label = s.source.rpartition("#")[0]
+        if s.source == ident or (s.stageName or "") not in (label, label.replace(":", " ", 1)):
+            stage.append(safe(s.stageName or "", "dim"))
         row: list[str | Text] = [str(i), s.kind, safe(ident), stage]
         if evidence_first:
             path = Text(to_fixed(s.structuralScore, 3))
