@@ -69,11 +69,23 @@ def _transcript_call(name: str, data: bytes, span_id: str) -> CallContent:
     from agentbisect.importers.transcript_import import read_transcript
 
     # (the transcript's own reading: every step's call as the import made it)
-    reading = read_transcript(name, data).readings.get(span_id)
+    run = read_transcript(name, data)
+    reading = run.readings.get(span_id)
     call = reading.op if reading is not None else None
     if not isinstance(call, LLMCall):
         raise InputError(name, f"the transcript no longer holds the call {span_id!r}")
-    return CallContent(inputs=call.inputs, outputs=call.outputs, captured=True)
+    inputs = call.inputs
+    if run.numbers is not None:
+        # A multi-agent history, as a group chat sends it to one agent: its own earlier entries
+        # are the assistant's, everyone else's (the user's turn, other agents) the user's, named.
+        me = call.outputs[0].name if call.outputs else ""
+        inputs = [
+            m
+            if m.role in ("system", "developer")
+            else Message("assistant" if m.name == me else "user", m.parts, m.name)
+            for m in inputs
+        ]
+    return CallContent(inputs=inputs, outputs=call.outputs, captured=True)
 
 
 def _trace_call(
