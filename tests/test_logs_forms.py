@@ -111,3 +111,28 @@ def test_the_console_log_reader_reads_or_names_the_problem(
     except InputError:
         return
     assert len(batch.logs) == len(records)
+
+
+LOG_ONLY = ["oaiv2-2.4b0-event-only.tool-planted", "oaiv2-2.3b0-log-events.tool-planted"]
+
+
+@pytest.mark.parametrize("run", LOG_ONLY)
+def test_a_tool_result_whose_only_copy_is_in_a_log_record_is_its_suspect_s_text(run: str) -> None:
+    # The culprit tool result ranked 6th with no text: its span carries none (issue 23).
+    truth = json.loads((OTEL / f"{run}.truth.json").read_text())
+    wrong = next(t["planted"]["wrong_fact"] for t in truth["traces"] if t["planted"])
+    for args in (
+        [str(OTEL / f"{run}.otlp.json"), "--logs", str(OTEL / f"{run}.logs.otlp.json")],
+        [str(OTEL / f"{run}.otlp.jsonl")],  # the log records inline
+    ):
+        proc = afp_proc("bisect", *args, "--at-llm", "-1", "--json", "--no-cache")
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads(proc.stdout)
+        tool = next(
+            s for s in report["suspects"] if s["kind"] == "tool" and "get_refund" in s["source"]
+        )
+        assert wrong in tool["detail"]["text"]
+        assert "tool-results-from-logs" in {f["flag"] for f in report["honestyFlags"]}
+    events = afp_proc("events", *args, "--format", "jsonl").stdout.splitlines()
+    ends = [json.loads(e) for e in events if '"tool.end"' in e]
+    assert ends and all(e.get("result") for e in ends)  # the tool table sees them too

@@ -122,6 +122,7 @@ _ALL = (
         ),
         ("unknown-span-kind", "spans with an unspecified or unknown span kind"),
         ("spans-ignored", "spans of operations afp does not read, named with their counts"),
+        ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
     ),
     *_group(

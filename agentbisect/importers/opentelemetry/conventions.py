@@ -548,6 +548,30 @@ def _any_agent_output(a: dict[str, Any]) -> list[Message]:
     return [Message("assistant", [Part("text", as_text(value))])]
 
 
+def logged_tool_results(span: Span) -> dict[str, str]:
+    """Tool results an LLM span's log records and events carry in its input messages, by tool
+    call id. Where content is captured as events only, the tool's own span holds none and these
+    are its one copy; they are read with the readers of the call's content (problems are left
+    for that reading to report)."""
+    found: dict[str, str] = {}
+    for name, body, attrs in _content_records(span, Reading(None, "llm", "genai")):
+        msgs: list[Message] = []
+        try:
+            if name == DETAILS_EVENT:
+                for src in (attrs, body if isinstance(body, dict) else {}):
+                    if "gen_ai.input.messages" in src:
+                        msgs += messages_from(src["gen_ai.input.messages"])
+            elif _MESSAGE_EVENTS.get(name) == "tool":
+                msgs.append(message_from(_body(body if body is not None else attrs), "tool"))
+        except BadContent:
+            continue
+        for m in msgs:
+            for p in m.parts:
+                if p.kind == "tool_result" and p.id and p.text:
+                    found.setdefault(p.id, p.text)
+    return found
+
+
 def _body(src: Any) -> Any:
     """An event body or attribute set; content may be nested as a JSON string."""
     if isinstance(src, dict):

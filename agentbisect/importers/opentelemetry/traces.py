@@ -23,13 +23,41 @@ from agentbisect.importers.opentelemetry import (
 from agentbisect.importers.opentelemetry import (
     otlp_json,
 )
-from agentbisect.importers.opentelemetry.conventions import unread_operation
+from agentbisect.importers.opentelemetry.conventions import (
+    logged_tool_results,
+    unread_operation,
+)
 from agentbisect.importers.opentelemetry.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
 from agentbisect.model.boundary.recorder import Mode
 from agentbisect.model.record import DEFAULT_MAX_EVENTS
 
 sniff = trace_sniff.any_trace
+
+
+def _results_from_logs(spans: list[Span]) -> int:
+    """Give each tool span without a result the one its call id has in a later call's logged
+    input messages (content captured as events only); how many were given."""
+    wanting: dict[str, Span] = {}
+    for s in spans:
+        a = s.attributes
+        if a.get("gen_ai.operation.name") == "execute_tool" and "gen_ai.tool.call.result" not in a:
+            call_id = a.get("gen_ai.tool.call.id")
+            if isinstance(call_id, str) and call_id:
+                wanting.setdefault(call_id, s)
+    given = 0
+    for s in spans:
+        if not wanting:
+            break
+        if not s.logs:
+            continue  # (only log records are read here: a span's own content is read as ever)
+        for call_id, text in logged_tool_results(s).items():
+            tool = wanting.pop(call_id, None)
+            if tool is not None:
+                # (a new dict: spans may share one empty attribute dict)
+                tool.attributes = {**tool.attributes, "gen_ai.tool.call.result": text}
+                given += 1
+    return given
 
 
 def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
@@ -195,6 +223,15 @@ def _import_trace(
             (
                 "unjoined-log-records",
                 f"{unjoined} log record(s) name no span of the trace; their content is not used",
+            )
+        )
+    attached = _results_from_logs(spans)
+    if attached:
+        flags.append(
+            (
+                "tool-results-from-logs",
+                f"{attached} tool result(s) were read from the log records of the call that "
+                "received them (their tool spans carry none): matched by tool-call id",
             )
         )
     flags.extend(_ignored(spans))
