@@ -68,6 +68,10 @@ class JsonArray(_JsonBuffer):
         # Encoded first, so an item that cannot be encoded adds nothing; not ``encode_into``:
         # growing the buffer itself, msgspec left ~40% more of it resident than was written.
         data = _ENCODER.encode(item)
+        if self._count and not self._closed:  # (the usual case, without a method call)
+            self._count += 1
+            self._buf += b"," + data
+            return
         buf = self._open()
         buf += data
 

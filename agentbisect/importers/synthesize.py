@@ -163,6 +163,13 @@ class _Builder:
         self.by_structure = 0
         self.uncaptured_llm = 0
         self.path: list[str] = []
+        # The path as stamped on events: one list per subflow level, replaced (never changed)
+        # when the path changes, so the events of one level share it.
+        self.stamped_path: list[str] = []
+        # Each event's offset from the run's start (None when the run's start is unknown).
+        self.run_ms: int | None = (
+            None if root.span.bad_time & START_UNKNOWN else root.span.start_ns // 1_000_000
+        )
         self.pending: list[tuple[Node, Retrieval]] = []
         self.doc_parts: set[str] = set()  # input parts that are retrieved documents
         self.paragraphs: dict[str, tuple[str, ...]] = {}  # system text -> its parts
@@ -180,14 +187,16 @@ class _Builder:
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
         span = node.span
         ms = _end_ms(span) if end else _start_ms(span)
-        meta: dict[str, Any] = {}
+        meta: dict[str, Any]
         # An unknown time: no ts, so no latency is derived from a stand-in 0.
-        if ms is not ABSENT:
-            meta["wallClockMs"] = ms
-            if not self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown start)
-                meta["runOffsetMs"] = ms - self.root.span.start_ns // 1_000_000
+        if ms is ABSENT:
+            meta = {}
+        elif self.run_ms is None:  # (no offset from an unknown start)
+            meta = {"wallClockMs": ms}
+        else:
+            meta = {"wallClockMs": ms, "runOffsetMs": ms - self.run_ms}
         meta["runtimeStageId"] = node.step_id
-        meta["subflowPath"] = list(self.path)
+        meta["subflowPath"] = self.stamped_path
         meta["traceId"] = span.trace_id
         meta["spanId"] = span.span_id
         return meta
@@ -256,8 +265,13 @@ class _Builder:
         self.rec.on_run_start({"payload": payload})
         # Each span is let go once handled: a long trace's spans, readings and nodes were as
         # large as its whole recording, all alive at the end of the walk (the memory peak).
-        for node, entering in _walk(root, consume=True):
+        index = 0
+        for node, entering in _walk(root):
             if entering:
+                # Steps are numbered in start order (pre-order), as each is entered.
+                node.index = index
+                node.step_id = f"{step_label(node.reading, node.span)}#{index}"
+                index += 1
                 self._enter(node, node is root)
                 continue
             self._exit(node, node is root)
@@ -280,6 +294,7 @@ class _Builder:
         op = node.reading.op
         if role in ("agent", "chain") and not is_root and isinstance(op, Boundary):
             self.path.append(node.step_id)
+            self.stamped_path = list(self.path)
             event: dict[str, Any] = {
                 "name": op.name,
                 "subflowId": "/".join(self.path),
@@ -333,6 +348,7 @@ class _Builder:
                 event["outputState"] = op.output
             self.rec.on_subflow_exit(event)
             self.path.pop()
+            self.stamped_path = list(self.path)
         else:
             self._close_call(node, role, op)
 
@@ -757,20 +773,31 @@ def _stage_id(step: str) -> str:
     return step.rpartition("#")[0] or step
 
 
-def _walk(root: Node, consume: bool = False) -> Iterator[tuple[Node, bool]]:
-    """Pre/post-order over the span tree with an explicit stack (traces can be deep).
-    ``consume`` unlinks each node from its parent once entered, so that a node nothing else
-    holds is freed as soon as it has been left."""
+def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
+    """Pre/post-order over the span tree with an explicit stack (traces can be deep). Each node
+    is unlinked from its parent once entered, so that a node nothing else holds is freed as soon
+    as it has been left."""
     stack: list[tuple[Node, bool]] = [(root, True)]
     while stack:
         node, entering = stack.pop()
         yield node, entering
         if entering:
             stack.append((node, False))
-            stack.extend((c, True) for c in reversed(node.children))
-            if consume:
+            children = node.children
+            if children:
+                stack.extend([(c, True) for c in reversed(children)])
                 node.children = NO_ITEMS
         del node  # (the generator's frame must not hold the node it last yielded)
+
+
+def _reach(root: Node, reached: set[str]) -> None:
+    """Add the span ids of ``root``'s tree to ``reached`` (an explicit stack: traces can be
+    deep)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        reached.add(node.span.span_id)
+        stack.extend(node.children)
 
 
 def step_label(reading: Reading, span: Span) -> str:
@@ -844,9 +871,7 @@ def build_tree(
     # Spans on a parent cycle are unreachable from any root: cut each cycle at one span.
     reached: set[str] = set()
     for r in roots:
-        for n, entering in _walk(r):
-            if entering:
-                reached.add(n.span.span_id)
+        _reach(r, reached)
     cut = []
     for node in by_id.values():
         if node.span.span_id in reached:
@@ -856,9 +881,7 @@ def build_tree(
             parent.children.remove(node)
         roots.append(node)
         cut.append(f"{node.span.name!r} ({node.span.span_id})")
-        for n, entering in _walk(node):
-            if entering:
-                reached.add(n.span.span_id)
+        _reach(node, reached)
     if cut:
         flags.append(("parent-cycle", f"parent links form a cycle; cut at {', '.join(cut[:3])}"))
     outside = 0
@@ -937,12 +960,6 @@ def synthesize(
     calls directly); ``axis_note`` replaces the note of the synthesized-commit-axis flag.
     """
     root = build_tree(spans, flags, name, readings)
-    index = 0
-    for node, entering in _walk(root):
-        if entering:
-            node.index = index
-            node.step_id = f"{step_label(node.reading, node.span)}#{index}"
-            index += 1
     b = _Builder(root, flags, detail, max_events)
     b.build()
     untimed: list[str] = []  # (the spans whose content records have an unknown time)

@@ -157,7 +157,9 @@ class RunRecording:
     def commit(self, bundle: Mapping[str, Any]) -> int:
         """Append one commit bundle to the log (the commit axis); returns its index."""
         idx = len(self.commit_log)
-        row = {"idx": idx, **{k: v for k, v in bundle.items() if k != "idx"}}
+        row = {"idx": idx}
+        row.update(bundle)  # (a bundle's own ``idx`` is overwritten here, kept first)
+        row["idx"] = idx
         # frozen now when encoded: summarized now, as to_recording would later
         self.commit_log.append(self._summ(row) if self.encode_commits else row)
         return idx
@@ -180,11 +182,12 @@ class RunRecording:
         if events is not self._sealed:  # a new top-level run wiped the stream
             self._sealed, self._events_json, self._run_marks = events, JsonArray(), []
         lean = self.detail == "lean"
+        append = self._events_json.append
         for ev in events:
             t = ev.get("type")
             if t == "run.entry" or t == "run.exit":
                 self._run_marks.append({"type": t, "ts": ev.get("ts")})
-            self._events_json.append(lean_event(ev) if lean else ev)
+            append(lean_event(ev) if lean else ev)
         events.clear()  # (the recorder only appends to its list, never reads it back)
 
     def _stream_marks(self) -> list[Any]:
