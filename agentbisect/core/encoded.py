@@ -75,6 +75,16 @@ class JsonArray(_JsonBuffer):
         buf = self._open()
         buf += data
 
+    def extend(self, items: list[Any]) -> None:
+        """``append`` each of ``items``, in one encode (all of them or, if one cannot be
+        encoded, none)."""
+        if not items:
+            return
+        data = _ENCODER.encode(items)
+        buf = self._open()  # (counts one item)
+        buf += memoryview(data)[1:-1]
+        self._count += len(items) - 1
+
 
 class JsonObject(_JsonBuffer):
     """``{"key": value, …}`` as bytes, members in the order added. Keys are not checked for

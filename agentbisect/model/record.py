@@ -44,6 +44,7 @@ from agentbisect.model.boundary.recorder import BoundaryRecorder, Mode
 from agentbisect.model.envelope import build_envelope, stream_complete, typed_run_ids
 
 DEFAULT_MAX_EVENTS = 10_000
+SEAL_EVERY = 1_000  # domain events waiting to be encoded, at most (``encode_events``)
 _ENCODER = msgspec.json.Encoder()
 
 
@@ -95,7 +96,7 @@ def _flow_callback(name: str) -> Callable[..., None]:
     def callback(self: RunRecording, *args: Any) -> None:
         getattr(self.recorder, name)(*args)
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
     callback.__name__, callback.__qualname__ = name, f"RunRecording.{name}"
     return callback
@@ -169,30 +170,37 @@ class RunRecording:
         self.tail.append(typed)
         self.recorder.ingest(typed)
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
     def on_flow(self, name: str, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_flow(name, event or {})
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
-    def _seal(self) -> None:
-        """Encode the events the recorder appended since the last call, and let them go."""
+    def _seal(self, waiting: int = 0) -> None:
+        """Encode the events the recorder appended since the last call, and let them go, once
+        more than ``waiting`` of them wait (encoded a batch at a time: one encode per event was
+        a tenth of a long trace's synthesis)."""
         events: list[Any] = self.recorder.events
         if events is not self._sealed:  # a new top-level run wiped the stream
             self._sealed, self._events_json, self._run_marks = events, JsonArray(), []
-        lean = self.detail == "lean"
-        append = self._events_json.append
+        if len(events) <= waiting:
+            return
         for ev in events:
             t = ev.get("type")
             if t == "run.entry" or t == "run.exit":
                 self._run_marks.append({"type": t, "ts": ev.get("ts")})
-            append(lean_event(ev) if lean else ev)
+        self._events_json.extend(
+            [lean_event(ev) for ev in events] if self.detail == "lean" else events
+        )
         events.clear()  # (the recorder only appends to its list, never reads it back)
 
     def _stream_marks(self) -> list[Any]:
         """What ``complete()`` and the envelope read of the domain events."""
-        return self._run_marks if self.encode_events else self.recorder.events
+        if not self.encode_events:
+            return self.recorder.events
+        self._seal()
+        return self._run_marks
 
     on_run_start = _flow_callback("on_run_start")
     on_run_end = _flow_callback("on_run_end")

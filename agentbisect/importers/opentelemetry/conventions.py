@@ -72,7 +72,10 @@ class Message:
         """Everything a reader of this message sees, as one string (used for matching)."""
         if self._text is None:
             self._text = "\n".join(
-                f"{p.name}({p.arguments})" if p.kind == "tool_call" else p.text for p in self.parts
+                [
+                    f"{p.name}({p.arguments})" if p.kind == "tool_call" else p.text
+                    for p in self.parts
+                ]
             )
         return self._text
 
@@ -205,7 +208,8 @@ def _tool_call_part(obj: dict[str, Any]) -> Part:
         name, args = fn.get("name"), fn.get("arguments")
     else:
         name, args = obj.get("name"), obj.get("arguments")
-    return Part("tool_call", id=text_of(obj.get("id")), name=text_of(name), arguments=as_text(args))
+    # (positional: a message window is read on every call, and keywords cost more)
+    return Part("tool_call", "", text_of(obj.get("id")), text_of(name), as_text(args))
 
 
 def message_from(obj: Any, role: str = "") -> Message:
@@ -217,22 +221,24 @@ def message_from(obj: Any, role: str = "") -> Message:
         inner.setdefault("role", role or "assistant")
         return message_from(inner, role or "assistant")
     role = text_of(obj.get("role")) or role or "user"
-    msg = Message(role, name=text_of(obj.get("name")))
     parts = obj.get("parts")
     if isinstance(parts, list):
+        read: list[Part] = []
+        add = read.append
         for p in parts:
             if not isinstance(p, dict):
-                msg.parts.append(Part("text", as_text(p)))
+                add(Part("text", as_text(p)))
                 continue
             kind = p.get("type")
             if kind == "tool_call":
-                msg.parts.append(_tool_call_part(p))
+                add(_tool_call_part(p))
             elif kind == "tool_call_response":
                 resp = p.get("response", p.get("result"))
-                msg.parts.append(Part("tool_result", as_text(resp), id=text_of(p.get("id"))))
+                add(Part("tool_result", as_text(resp), text_of(p.get("id"))))
             else:
-                msg.parts.append(Part("text", text_of(p.get("content", p.get("text", "")))))
-        return msg
+                add(Part("text", text_of(p.get("content", p.get("text", "")))))
+        return Message(role, read, text_of(obj.get("name")))
+    msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
     if isinstance(content, list):
@@ -336,6 +342,8 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
     range keeps its place in the file (it sorts with the record before it) rather than moving
     to the front as if at time 0 (or wherever its wrong time puts it); the span then gets a
     ``malformed-event-time`` problem, since the order of its messages is a guess."""
+    if not span.events and not span.logs:
+        return []  # (most spans of a long trace: content on the span itself)
     # (a span's events and the records of its call are written while it runs, so a time
     # outside its range is not a time of this call; a span without a range checks none)
     lo, hi = (1, MAX_NS) if span.bad_time else (span.start_ns, span.end_ns)
