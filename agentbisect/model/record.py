@@ -70,13 +70,15 @@ class EventTail:
         self.cap = normalize_cap(cap)
         self._items: deque[Any] = deque(maxlen=self.cap)
         self.event_count = 0
-        self.dropped_events = 0
 
     def append(self, item: Any) -> None:
-        if len(self._items) == self.cap:
-            self.dropped_events += 1  # deque(maxlen) discards the oldest on append
-        self._items.append(item)
+        self._items.append(item)  # (deque(maxlen) discards the oldest on append)
         self.event_count += 1
+
+    @property
+    def dropped_events(self) -> int:
+        """How many events the tail no longer holds (it drops exactly when full)."""
+        return self.event_count - len(self._items)
 
     @property
     def first_retained_event_index(self) -> int:

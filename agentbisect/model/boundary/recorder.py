@@ -269,17 +269,24 @@ class BoundaryRecorder:
     def _common(
         self, type_: str, rid: str, path: list[str], ts: object, pos: Number
     ) -> dict[str, Any]:
-        ev: dict[str, Any] = {
+        if ts is ABSENT:
+            return {
+                "type": type_,
+                "runtimeStageId": rid,
+                "subflowPath": path,
+                "depth": len(path) - 1,
+                "commitIdxBefore": pos,
+                "commitIdxAfter": pos,
+            }
+        return {
             "type": type_,
             "runtimeStageId": rid,
             "subflowPath": path,
             "depth": len(path) - 1,
+            "ts": ts,
+            "commitIdxBefore": pos,
+            "commitIdxAfter": pos,
         }
-        if ts is not ABSENT:
-            ev["ts"] = ts
-        ev["commitIdxBefore"] = pos
-        ev["commitIdxAfter"] = pos
-        return ev
 
     def _payload(self, value: Any) -> Any:
         return value if self.keep_embeddings else summarize_embeddings(value)
