@@ -24,10 +24,11 @@ rerun specs are made from.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from agentbisect.core.encoded import JsonArray, JsonObject
 from agentbisect.core.js import ABSENT
@@ -65,12 +66,11 @@ IMPORT_KEY = "import"
 ROW_ID = "boundary-1"  # the recorder row of every imported recording
 
 
-# weakref_slot: tests/test_otel_import.py holds each node weakly to check it is freed once handled
-@dataclass(slots=True, weakref_slot=True)
-class Node:
+# weakref: tests/test_otel_import.py holds each node weakly to check it is freed once handled
+class Node(Struct, weakref=True):
     span: Span
     reading: Reading
-    children: list[Node] = field(default_factory=list)
+    children: list[Node] = []
     index: int = 0  # start order
     step_id: str = ""
 
