@@ -73,6 +73,9 @@ class Node(Struct, weakref=True):
     children: list[Node] = []
     index: int = 0  # start order
     step_id: str = ""
+    # Reachable from a root (``build_tree``: the spans on a parent cycle are not). A mark on the
+    # node, not a set of a million span ids: that set was the memory peak of a long trace.
+    reached: bool = False
 
 
 @dataclass
@@ -790,13 +793,12 @@ def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
         del node  # (the generator's frame must not hold the node it last yielded)
 
 
-def _reach(root: Node, reached: set[str]) -> None:
-    """Add the span ids of ``root``'s tree to ``reached`` (an explicit stack: traces can be
-    deep)."""
+def _reach(root: Node) -> None:
+    """Mark ``root``'s tree as reached (an explicit stack: traces can be deep)."""
     stack = [root]
     while stack:
         node = stack.pop()
-        reached.add(node.span.span_id)
+        node.reached = True
         stack.extend(node.children)
 
 
@@ -869,19 +871,18 @@ def build_tree(
             )
         )
     # Spans on a parent cycle are unreachable from any root: cut each cycle at one span.
-    reached: set[str] = set()
     for r in roots:
-        _reach(r, reached)
+        _reach(r)
     cut = []
     for node in by_id.values():
-        if node.span.span_id in reached:
+        if node.reached:
             continue
         parent = by_id.get(node.span.parent_id) if node.span.parent_id is not None else None
         if parent is not None and node in parent.children:
             parent.children.remove(node)
         roots.append(node)
         cut.append(f"{node.span.name!r} ({node.span.span_id})")
-        _reach(node, reached)
+        _reach(node)
     if cut:
         flags.append(("parent-cycle", f"parent links form a cycle; cut at {', '.join(cut[:3])}"))
     outside = 0

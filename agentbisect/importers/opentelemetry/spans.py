@@ -56,7 +56,9 @@ NO_ATTRIBUTES: dict[str, Any] = _EmptyDict()
 
 
 # Structs, not dataclasses: built in C, a long trace's 100,000s of spans cost a third as much.
-class Span(Struct):
+# Not tracked by the cycle collector (16 bytes less of every span): a span never takes part in
+# a reference cycle (what it holds are values read from the file, never a span).
+class Span(Struct, gc=False):
     trace_id: str
     span_id: str
     parent_id: str | None
