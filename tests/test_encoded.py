@@ -38,6 +38,18 @@ def test_array_reads_as_the_list_encoded_at_once(items: list[Any], peeks: set[in
         assert bytes(raw) == want
 
 
+@given(st.lists(st.lists(JSON, max_size=4), max_size=5), st.sets(st.integers(0, 5)))
+def test_extending_reads_as_appending_each(batches: list[list[Any]], peeks: set[int]) -> None:
+    arr = JsonArray()
+    so_far: list[Any] = []
+    for i, batch in enumerate(batches):
+        if i in peeks:
+            arr.raw()
+        arr.extend(batch)
+        so_far += batch
+    assert bytes(arr.raw()) == msgspec.json.encode(so_far) and len(arr) == len(so_far)
+
+
 @given(st.dictionaries(st.text(), JSON, max_size=8))
 def test_object_reads_as_the_dict_encoded_at_once(members: dict[str, Any]) -> None:
     obj = JsonObject()
@@ -63,6 +75,8 @@ def test_an_item_that_cannot_be_encoded_adds_nothing() -> None:
     with pytest.raises(TypeError):
         arr.append({"x": object()})
     arr.append(2)
+    with pytest.raises(TypeError):
+        arr.extend([3, {"x": object()}])
     assert bytes(arr.raw()) == b"[1,2]" and len(arr) == 2
     obj = JsonObject()
     with pytest.raises(TypeError):

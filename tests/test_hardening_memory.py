@@ -394,3 +394,34 @@ def test_a_long_trace_costs_events_and_record_under_five_times_its_size(
     code, err, _, rss = run_limited(command, str(p), *out)
     assert code == 0, err
     assert rss < 5 * p.stat().st_size, rss / p.stat().st_size
+
+
+def test_the_shared_strings_of_a_file_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A trace whose spans are all named apart kept a dict of every name while it was read; the
+    # strings that repeat are still read as one object.
+    from agentbisect.importers.opentelemetry import otlp_json
+
+    monkeypatch.setattr(otlp_json, "_SHARED_KEEP", 8)
+    kept: list[int] = []
+    bound = otlp_json.Strings.bound
+
+    def watched(self: otlp_json.Strings) -> None:
+        bound(self)
+        kept.append(len(self))
+
+    monkeypatch.setattr(otlp_json.Strings, "bound", watched)
+    spans = [
+        {
+            "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+            "spanId": f"{i + 1:016x}",
+            "name": "same" if i % 2 else f"s{i}",
+            "startTimeUnixNano": "1780000000000001000",
+            "endTimeUnixNano": "1780000000000002000",
+        }
+        for i in range(40)
+    ]
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    batch = otlp_json.read("t.json", json.dumps(doc).encode())
+    assert len(batch.spans) == 40 and max(kept) <= 8 and kept.count(0) > 1  # (started over)
+    same = [s.name for s in batch.spans if s.name == "same"]
+    assert len({id(n) for n in same}) <= 40 // 8 + 1  # (one object per start-over, at most)

@@ -605,9 +605,11 @@ def test_each_span_is_let_go_once_handled() -> None:
 
     def watched(*args: Any, **kwargs: Any) -> Any:
         root = build_tree(*args, **kwargs)
-        for node, entering in synthesize._walk(root):
-            if entering and node is not root:
-                nodes.append(weakref.ref(node))
+        stack = list(root.children)  # (not ``_walk``: it unlinks the nodes it enters)
+        while stack:
+            node = stack.pop()
+            nodes.append(weakref.ref(node))
+            stack.extend(node.children)
         return root
 
     def building(self: Any) -> None:

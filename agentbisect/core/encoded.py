@@ -68,8 +68,22 @@ class JsonArray(_JsonBuffer):
         # Encoded first, so an item that cannot be encoded adds nothing; not ``encode_into``:
         # growing the buffer itself, msgspec left ~40% more of it resident than was written.
         data = _ENCODER.encode(item)
+        if self._count and not self._closed:  # (the usual case, without a method call)
+            self._count += 1
+            self._buf += b"," + data
+            return
         buf = self._open()
         buf += data
+
+    def extend(self, items: list[Any]) -> None:
+        """``append`` each of ``items``, in one encode (all of them or, if one cannot be
+        encoded, none)."""
+        if not items:
+            return
+        data = _ENCODER.encode(items)
+        buf = self._open()  # (counts one item)
+        buf += memoryview(data)[1:-1]
+        self._count += len(items) - 1
 
 
 class JsonObject(_JsonBuffer):

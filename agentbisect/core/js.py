@@ -226,6 +226,11 @@ def to_fixed(x: float, digits: int) -> str:
     return s
 
 
+# (a tuple, not ``int | float``: that union is built anew each time it is evaluated, and these
+# checks run for every event of a long run)
+_NUMBER = (int, float)
+
+
 def js_truthy(value: object) -> bool:
     """JavaScript truthiness: ``""``, ``0``, ``NaN``, ``false``, ``null`` and absent are falsy;
     ``[]`` and ``{}`` are truthy (unlike Python's ``bool``). Upstream's conditional copying
@@ -234,7 +239,7 @@ def js_truthy(value: object) -> bool:
         return False
     if isinstance(value, bool):
         return value
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBER):
         return value != 0 and not (isinstance(value, float) and math.isnan(value))
     if isinstance(value, str):
         return value != ""
@@ -249,7 +254,7 @@ MAX_COUNT = 2**53
 
 def is_num(value: object) -> bool:
     """A JSON number as decoded: ``int`` or ``float``, never ``bool`` (an ``int`` in Python)."""
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
 
 
 def countable(value: object) -> bool:

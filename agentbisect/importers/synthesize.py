@@ -24,10 +24,11 @@ rerun specs are made from.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from agentbisect.core.encoded import JsonArray, JsonObject
 from agentbisect.core.js import ABSENT
@@ -65,14 +66,16 @@ IMPORT_KEY = "import"
 ROW_ID = "boundary-1"  # the recorder row of every imported recording
 
 
-# weakref_slot: tests/test_otel_import.py holds each node weakly to check it is freed once handled
-@dataclass(slots=True, weakref_slot=True)
-class Node:
+# weakref: tests/test_otel_import.py holds each node weakly to check it is freed once handled
+class Node(Struct, weakref=True):
     span: Span
     reading: Reading
-    children: list[Node] = field(default_factory=list)
+    children: list[Node] = []
     index: int = 0  # start order
     step_id: str = ""
+    # Reachable from a root (``build_tree``: the spans on a parent cycle are not). A mark on the
+    # node, not a set of a million span ids: that set was the memory peak of a long trace.
+    reached: bool = False
 
 
 @dataclass
@@ -108,9 +111,11 @@ class _Builder:
         flags: list[tuple[str, str]],
         detail: Mode = "full",
         max_events: object = DEFAULT_MAX_EVENTS,
+        step_numbers: dict[str, int] | None = None,
     ) -> None:
         self.root = root
         self.flags = flags
+        self.step_numbers = step_numbers or {}  # span id -> the number its step id takes
         # (ABSENT while a boundary span's own time is unknown: its event then has no ts)
         self._now: list[Any] = [root.span.start_ns // 1_000_000]
         # Imported values are strings and our own small records: no raw vectors to summarise.
@@ -163,6 +168,13 @@ class _Builder:
         self.by_structure = 0
         self.uncaptured_llm = 0
         self.path: list[str] = []
+        # The path as stamped on events: one list per subflow level, replaced (never changed)
+        # when the path changes, so the events of one level share it.
+        self.stamped_path: list[str] = []
+        # Each event's offset from the run's start (None when the run's start is unknown).
+        self.run_ms: int | None = (
+            None if root.span.bad_time & START_UNKNOWN else root.span.start_ns // 1_000_000
+        )
         self.pending: list[tuple[Node, Retrieval]] = []
         self.doc_parts: set[str] = set()  # input parts that are retrieved documents
         self.paragraphs: dict[str, tuple[str, ...]] = {}  # system text -> its parts
@@ -180,14 +192,16 @@ class _Builder:
     def _meta(self, node: Node, end: bool = False) -> dict[str, Any]:
         span = node.span
         ms = _end_ms(span) if end else _start_ms(span)
-        meta: dict[str, Any] = {}
+        meta: dict[str, Any]
         # An unknown time: no ts, so no latency is derived from a stand-in 0.
-        if ms is not ABSENT:
-            meta["wallClockMs"] = ms
-            if not self.root.span.bad_time & START_UNKNOWN:  # (no offset from an unknown start)
-                meta["runOffsetMs"] = ms - self.root.span.start_ns // 1_000_000
+        if ms is ABSENT:
+            meta = {}
+        elif self.run_ms is None:  # (no offset from an unknown start)
+            meta = {"wallClockMs": ms}
+        else:
+            meta = {"wallClockMs": ms, "runOffsetMs": ms - self.run_ms}
         meta["runtimeStageId"] = node.step_id
-        meta["subflowPath"] = list(self.path)
+        meta["subflowPath"] = self.stamped_path
         meta["traceId"] = span.trace_id
         meta["spanId"] = span.span_id
         return meta
@@ -256,8 +270,16 @@ class _Builder:
         self.rec.on_run_start({"payload": payload})
         # Each span is let go once handled: a long trace's spans, readings and nodes were as
         # large as its whole recording, all alive at the end of the walk (the memory peak).
-        for node, entering in _walk(root, consume=True):
+        index = 0
+        numbers = self.step_numbers
+        for node, entering in _walk(root):
             if entering:
+                # Steps are numbered in start order (pre-order), as each is entered (or as the
+                # importer numbers them: a history's positions).
+                node.index = index
+                number = numbers.get(node.span.span_id, index) if numbers else index
+                node.step_id = f"{step_label(node.reading, node.span)}#{number}"
+                index += 1
                 self._enter(node, node is root)
                 continue
             self._exit(node, node is root)
@@ -280,6 +302,7 @@ class _Builder:
         op = node.reading.op
         if role in ("agent", "chain") and not is_root and isinstance(op, Boundary):
             self.path.append(node.step_id)
+            self.stamped_path = list(self.path)
             event: dict[str, Any] = {
                 "name": op.name,
                 "subflowId": "/".join(self.path),
@@ -333,6 +356,7 @@ class _Builder:
                 event["outputState"] = op.output
             self.rec.on_subflow_exit(event)
             self.path.pop()
+            self.stamped_path = list(self.path)
         else:
             self._close_call(node, role, op)
 
@@ -757,20 +781,30 @@ def _stage_id(step: str) -> str:
     return step.rpartition("#")[0] or step
 
 
-def _walk(root: Node, consume: bool = False) -> Iterator[tuple[Node, bool]]:
-    """Pre/post-order over the span tree with an explicit stack (traces can be deep).
-    ``consume`` unlinks each node from its parent once entered, so that a node nothing else
-    holds is freed as soon as it has been left."""
+def _walk(root: Node) -> Iterator[tuple[Node, bool]]:
+    """Pre/post-order over the span tree with an explicit stack (traces can be deep). Each node
+    is unlinked from its parent once entered, so that a node nothing else holds is freed as soon
+    as it has been left."""
     stack: list[tuple[Node, bool]] = [(root, True)]
     while stack:
         node, entering = stack.pop()
         yield node, entering
         if entering:
             stack.append((node, False))
-            stack.extend((c, True) for c in reversed(node.children))
-            if consume:
+            children = node.children
+            if children:
+                stack.extend([(c, True) for c in reversed(children)])
                 node.children = NO_ITEMS
         del node  # (the generator's frame must not hold the node it last yielded)
+
+
+def _reach(root: Node) -> None:
+    """Mark ``root``'s tree as reached (an explicit stack: traces can be deep)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        node.reached = True
+        stack.extend(node.children)
 
 
 def step_label(reading: Reading, span: Span) -> str:
@@ -842,23 +876,18 @@ def build_tree(
             )
         )
     # Spans on a parent cycle are unreachable from any root: cut each cycle at one span.
-    reached: set[str] = set()
     for r in roots:
-        for n, entering in _walk(r):
-            if entering:
-                reached.add(n.span.span_id)
+        _reach(r)
     cut = []
     for node in by_id.values():
-        if node.span.span_id in reached:
+        if node.reached:
             continue
         parent = by_id.get(node.span.parent_id) if node.span.parent_id is not None else None
         if parent is not None and node in parent.children:
             parent.children.remove(node)
         roots.append(node)
         cut.append(f"{node.span.name!r} ({node.span.span_id})")
-        for n, entering in _walk(node):
-            if entering:
-                reached.add(n.span.span_id)
+        _reach(node)
     if cut:
         flags.append(("parent-cycle", f"parent links form a cycle; cut at {', '.join(cut[:3])}"))
     outside = 0
@@ -940,15 +969,7 @@ def synthesize(
     history's position; unique among steps of one label), others are numbered in walk order.
     """
     root = build_tree(spans, flags, name, readings)
-    numbers = step_numbers or {}
-    index = 0
-    for node, entering in _walk(root):
-        if entering:
-            node.index = index
-            number = numbers.get(node.span.span_id, index)
-            node.step_id = f"{step_label(node.reading, node.span)}#{number}"
-            index += 1
-    b = _Builder(root, flags, detail, max_events)
+    b = _Builder(root, flags, detail, max_events, step_numbers or {})
     b.build()
     untimed: list[str] = []  # (the spans whose content records have an unknown time)
     for _, problems in sorted(b.problems, key=lambda p: p[0]):  # in span start order

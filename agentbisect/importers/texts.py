@@ -3,6 +3,7 @@ name usable inside a step id, a system prompt's parts, the hint on turning conte
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -42,6 +43,7 @@ def text_of(value: Any) -> str:
     return "" if value is None else as_text(value)
 
 
+@functools.lru_cache(maxsize=4096)  # (a long trace repeats a few span and tool names)
 def clean(name: str) -> str:
     """A name usable inside a step id: no path separator, no ``#``, no control characters."""
     return _UNSAFE.sub("_", name).strip() or "span"

@@ -44,6 +44,7 @@ from agentbisect.model.boundary.recorder import BoundaryRecorder, Mode
 from agentbisect.model.envelope import build_envelope, stream_complete, typed_run_ids
 
 DEFAULT_MAX_EVENTS = 10_000
+SEAL_EVERY = 1_000  # domain events waiting to be encoded, at most (``encode_events``)
 _ENCODER = msgspec.json.Encoder()
 
 
@@ -69,13 +70,15 @@ class EventTail:
         self.cap = normalize_cap(cap)
         self._items: deque[Any] = deque(maxlen=self.cap)
         self.event_count = 0
-        self.dropped_events = 0
 
     def append(self, item: Any) -> None:
-        if len(self._items) == self.cap:
-            self.dropped_events += 1  # deque(maxlen) discards the oldest on append
-        self._items.append(item)
+        self._items.append(item)  # (deque(maxlen) discards the oldest on append)
         self.event_count += 1
+
+    @property
+    def dropped_events(self) -> int:
+        """How many events the tail no longer holds (it drops exactly when full)."""
+        return self.event_count - len(self._items)
 
     @property
     def first_retained_event_index(self) -> int:
@@ -95,7 +98,7 @@ def _flow_callback(name: str) -> Callable[..., None]:
     def callback(self: RunRecording, *args: Any) -> None:
         getattr(self.recorder, name)(*args)
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
     callback.__name__, callback.__qualname__ = name, f"RunRecording.{name}"
     return callback
@@ -157,7 +160,9 @@ class RunRecording:
     def commit(self, bundle: Mapping[str, Any]) -> int:
         """Append one commit bundle to the log (the commit axis); returns its index."""
         idx = len(self.commit_log)
-        row = {"idx": idx, **{k: v for k, v in bundle.items() if k != "idx"}}
+        row = {"idx": idx}
+        row.update(bundle)  # (a bundle's own ``idx`` is overwritten here, kept first)
+        row["idx"] = idx
         # frozen now when encoded: summarized now, as to_recording would later
         self.commit_log.append(self._summ(row) if self.encode_commits else row)
         return idx
@@ -167,29 +172,37 @@ class RunRecording:
         self.tail.append(typed)
         self.recorder.ingest(typed)
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
     def on_flow(self, name: str, event: Mapping[str, Any] | None = None) -> None:
         self.recorder.on_flow(name, event or {})
         if self.encode_events:
-            self._seal()
+            self._seal(SEAL_EVERY)
 
-    def _seal(self) -> None:
-        """Encode the events the recorder appended since the last call, and let them go."""
+    def _seal(self, waiting: int = 0) -> None:
+        """Encode the events the recorder appended since the last call, and let them go, once
+        more than ``waiting`` of them wait (encoded a batch at a time: one encode per event was
+        a tenth of a long trace's synthesis)."""
         events: list[Any] = self.recorder.events
         if events is not self._sealed:  # a new top-level run wiped the stream
             self._sealed, self._events_json, self._run_marks = events, JsonArray(), []
-        lean = self.detail == "lean"
+        if len(events) <= waiting:
+            return
         for ev in events:
             t = ev.get("type")
             if t == "run.entry" or t == "run.exit":
                 self._run_marks.append({"type": t, "ts": ev.get("ts")})
-            self._events_json.append(lean_event(ev) if lean else ev)
+        self._events_json.extend(
+            [lean_event(ev) for ev in events] if self.detail == "lean" else events
+        )
         events.clear()  # (the recorder only appends to its list, never reads it back)
 
     def _stream_marks(self) -> list[Any]:
         """What ``complete()`` and the envelope read of the domain events."""
-        return self._run_marks if self.encode_events else self.recorder.events
+        if not self.encode_events:
+            return self.recorder.events
+        self._seal()
+        return self._run_marks
 
     on_run_start = _flow_callback("on_run_start")
     on_run_end = _flow_callback("on_run_end")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
@@ -137,6 +137,12 @@ def _spans(raws: list[Raw], where: str) -> Iterator[_Span]:
 _SHARED_MAX = 64
 
 
+# How many strings and ids ``Strings`` keeps, at most: it starts over when it holds more. The
+# strings that repeat come back at once; a trace of 1,000,000 spans named apart held a dict of
+# every name (~45 MiB of its memory peak) for nothing.
+_SHARED_KEEP = 1 << 16
+
+
 class Strings(dict[str, str]):
     """One copy of each repeated short string read from one file (keys, ids, names, short
     values), and the normalized form of each trace and parent id as spelled on disk; it lives
@@ -145,6 +151,13 @@ class Strings(dict[str, str]):
     def __init__(self) -> None:
         super().__init__()
         self.ids: dict[str, str] = {}
+
+    def bound(self) -> None:
+        """Start over when more than ``_SHARED_KEEP`` strings or ids are kept."""
+        if len(self) > _SHARED_KEEP:
+            self.clear()
+        if len(self.ids) > _SHARED_KEEP:
+            self.ids.clear()
 
     def one(self, text: str) -> str:
         if len(text) > _SHARED_MAX:
@@ -229,8 +242,13 @@ def any_value(value: Any) -> Any:
 
 
 def _attrs(
-    kvs: list[_KeyValue], batch: SpanBatch, where: str, strings: Strings | None = None
+    kvs: list[_KeyValue],
+    batch: SpanBatch,
+    where: str | Callable[[], str],
+    strings: Strings | None = None,
 ) -> dict[str, Any]:
+    """The attributes as a dict; an ill-formed value is dropped with a problem that says
+    ``where`` (or what it gives: a span's is made only if one is ill-formed)."""
     if not kvs:
         return NO_ATTRIBUTES
     out: dict[str, Any] = {}
@@ -248,7 +266,8 @@ def _attrs(
         try:
             out[key] = any_value(v)
         except BadValue as exc:
-            batch.problem("malformed-attribute", f"{where}: attribute {key!r}: {exc}; dropped")
+            at = where if isinstance(where, str) else where()
+            batch.problem("malformed-attribute", f"{at}: attribute {key!r}: {exc}; dropped")
     return out
 
 
@@ -284,6 +303,11 @@ def _status(status: _Status | None) -> tuple[str, str]:
     return name, status.message
 
 
+def _span_where(name: str, sid: str) -> Callable[[], str]:
+    """How a problem names a span, made when one is reported."""
+    return lambda: f"span {name!r} ({sid or 'no id'})"
+
+
 def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | None = None) -> None:
     """Add one decoded export request's spans and log records; ``strings`` shares the repeated
     short strings of the file."""
@@ -304,10 +328,11 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
         for j, ss in enumerate(rs.scopeSpans):
             scope = ss.scope.name if ss.scope is not None else ""
             for s in _spans(ss.spans, f"$.resourceSpans[{i}].scopeSpans[{j}].spans"):
+                strings.bound()
                 sid = normalize_id(s.spanId)
-                where = f"span {s.name!r} ({sid or 'no id'})"
+                where = _span_where(s.name, sid)
                 if not sid:
-                    raise InputError(name, f"{where} has no spanId", "resourceSpans")
+                    raise InputError(name, f"{where()} has no spanId", "resourceSpans")
                 parent = shared_id(s.parentSpanId)
                 status, message = _status(s.status)
                 start, end = _nanos(s.startTimeUnixNano), _nanos(s.endTimeUnixNano)
@@ -342,11 +367,11 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
     for rl in doc.resourceLogs:
         for sl in rl.scopeLogs:
             for r in sl.logRecords:
-                where = f"log record {r.eventName or '(unnamed)'}"
+                record = f"log record {r.eventName or '(unnamed)'}"
                 try:
                     body = any_value(r.body)
                 except BadValue as exc:
-                    batch.problem("malformed-attribute", f"{where}: body: {exc}; dropped")
+                    batch.problem("malformed-attribute", f"{record}: body: {exc}; dropped")
                     body = None
                 # (timeUnixNano is optional for a log record: the collector's observed time
                 # stands in for it; neither one real leaves the time unknown, not 0)
@@ -358,7 +383,7 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
                         time_ns=t if time_ok(t) else _nanos(r.observedTimeUnixNano),
                         event_name=r.eventName,
                         body=body,
-                        attributes=_attrs(r.attributes, batch, where),
+                        attributes=_attrs(r.attributes, batch, record),
                     )
                 )
 

@@ -248,7 +248,9 @@ class BoundaryRecorder:
     def _sample(self) -> Number:
         if self._commit_count is None:
             return 0
-        return sanitize_count(self._commit_count())
+        count = self._commit_count()
+        # (a log's length, the usual count, needs none of the checks)
+        return count if type(count) is int and count >= 0 else sanitize_count(count)
 
     def _open_range(self, key: str, event: dict[str, Any], pos: Number) -> None:
         token: Token | None = None
@@ -267,17 +269,24 @@ class BoundaryRecorder:
     def _common(
         self, type_: str, rid: str, path: list[str], ts: object, pos: Number
     ) -> dict[str, Any]:
-        ev: dict[str, Any] = {
+        if ts is ABSENT:
+            return {
+                "type": type_,
+                "runtimeStageId": rid,
+                "subflowPath": path,
+                "depth": len(path) - 1,
+                "commitIdxBefore": pos,
+                "commitIdxAfter": pos,
+            }
+        return {
             "type": type_,
             "runtimeStageId": rid,
             "subflowPath": path,
             "depth": len(path) - 1,
+            "ts": ts,
+            "commitIdxBefore": pos,
+            "commitIdxAfter": pos,
         }
-        if ts is not ABSENT:
-            ev["ts"] = ts
-        ev["commitIdxBefore"] = pos
-        ev["commitIdxAfter"] = pos
-        return ev
 
     def _payload(self, value: Any) -> Any:
         return value if self.keep_embeddings else summarize_embeddings(value)
@@ -431,21 +440,26 @@ class BoundaryRecorder:
         Typed events never touch the run-id guard: their ``meta.runId`` comes from another id
         generator, and mixing the two would reset the stream mid-run (§2.4).
         """
-        if not self.subscribed or not isinstance(typed, Mapping):
+        # (``type(x) is dict`` first: importers feed hundreds of thousands of plain dicts, and
+        # the ``Mapping`` check is an ABC lookup)
+        if not self.subscribed or not (type(typed) is dict or isinstance(typed, Mapping)):
             return None
         type_ = typed.get("type")
         build = _TYPED.get(type_) if isinstance(type_, str) else None
         if build is None:
             return None
         payload = typed.get("payload")
-        payload = payload if isinstance(payload, Mapping) else {}
+        if not (type(payload) is dict or isinstance(payload, Mapping)):
+            payload = {}
         meta = typed.get("meta")
-        meta = meta if isinstance(meta, Mapping) else {}
+        if not (type(meta) is dict or isinstance(meta, Mapping)):
+            meta = {}
         pos = self._sample()
         rid: Any = meta.get("runtimeStageId")  # copied as recorded (JS: any truthy value)
-        rid = rid if js_truthy(rid) else ""
+        if not (type(rid) is str or js_truthy(rid)):
+            rid = ""
         sub = meta.get("subflowPath")
-        path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else [])]
+        path = [ROOT_SUBFLOW_ID, *(sub if isinstance(sub, list) else ())]
         ts = meta.get("wallClockMs", ABSENT)
         ev = self._common("", rid, path, ts, pos)
         build(self, ev, payload, pos)
@@ -463,12 +477,23 @@ class BoundaryRecorder:
         ev["type"] = "llm.end"
         _copy_present(ev, p, ("content", "toolCallCount"))
         usage = p.get("usage")
-        if isinstance(usage, Mapping):
-            ev["usage"] = {k: usage[k] for k in ("input", "output") if k in usage}
-        if js_truthy(p.get("stopReason")):
-            ev["stopReason"] = p["stopReason"]
+        if type(usage) is dict or isinstance(usage, Mapping):
+            kept = {}
+            if "input" in usage:
+                kept["input"] = usage["input"]
+            if "output" in usage:
+                kept["output"] = usage["output"]
+            ev["usage"] = kept
+        reason = p.get("stopReason")
+        if (type(reason) is str and reason) or (type(reason) is not str and js_truthy(reason)):
+            ev["stopReason"] = reason
         count = p.get("toolCallCount")
-        had_tools = isinstance(count, int | float) and not isinstance(count, bool) and count > 0
+        # (``type(count) is int`` first: it is a count, and bool is not that type)
+        had_tools = (
+            count > 0
+            if type(count) is int or type(count) is float
+            else isinstance(count, int | float) and not isinstance(count, bool) and count > 0
+        )
         ev["actorArrow"] = ARROW_LLM_TOOL if had_tools else ARROW_LLM_USER
         self._prev_llm_end_had_tools = had_tools
 

@@ -145,7 +145,7 @@ def _end(agg: BoundaryAggregate, ended: Any) -> None:
     is what upstream's ``endedAtMs − startedAtMs`` gives too (NaN, written as null) — not
     absent, which would read as still in flight."""
     agg.endedAtMs = ended
-    if isinstance(ended, int | float) and isinstance(agg.startedAtMs, int | float):
+    if isinstance(ended, (int, float)) and isinstance(agg.startedAtMs, (int, float)):
         agg.durationMs = ended - agg.startedAtMs
     elif ended is UNSET or agg.startedAtMs is UNSET:
         agg.durationMs = None
