@@ -269,24 +269,17 @@ class BoundaryRecorder:
     def _common(
         self, type_: str, rid: str, path: list[str], ts: object, pos: Number
     ) -> dict[str, Any]:
-        if ts is ABSENT:
-            return {
-                "type": type_,
-                "runtimeStageId": rid,
-                "subflowPath": path,
-                "depth": len(path) - 1,
-                "commitIdxBefore": pos,
-                "commitIdxAfter": pos,
-            }
-        return {
+        ev: dict[str, Any] = {
             "type": type_,
             "runtimeStageId": rid,
             "subflowPath": path,
             "depth": len(path) - 1,
-            "ts": ts,
-            "commitIdxBefore": pos,
-            "commitIdxAfter": pos,
         }
+        if ts is not ABSENT:
+            ev["ts"] = ts
+        ev["commitIdxBefore"] = pos
+        ev["commitIdxAfter"] = pos
+        return ev
 
     def _payload(self, value: Any) -> Any:
         return value if self.keep_embeddings else summarize_embeddings(value)
@@ -477,23 +470,12 @@ class BoundaryRecorder:
         ev["type"] = "llm.end"
         _copy_present(ev, p, ("content", "toolCallCount"))
         usage = p.get("usage")
-        if type(usage) is dict or isinstance(usage, Mapping):
-            kept = {}
-            if "input" in usage:
-                kept["input"] = usage["input"]
-            if "output" in usage:
-                kept["output"] = usage["output"]
-            ev["usage"] = kept
-        reason = p.get("stopReason")
-        if (type(reason) is str and reason) or (type(reason) is not str and js_truthy(reason)):
-            ev["stopReason"] = reason
+        if isinstance(usage, Mapping):
+            ev["usage"] = {k: usage[k] for k in ("input", "output") if k in usage}
+        if js_truthy(p.get("stopReason")):
+            ev["stopReason"] = p["stopReason"]
         count = p.get("toolCallCount")
-        # (``type(count) is int`` first: it is a count, and bool is not that type)
-        had_tools = (
-            count > 0
-            if type(count) is int or type(count) is float
-            else isinstance(count, int | float) and not isinstance(count, bool) and count > 0
-        )
+        had_tools = isinstance(count, int | float) and not isinstance(count, bool) and count > 0
         ev["actorArrow"] = ARROW_LLM_TOOL if had_tools else ARROW_LLM_USER
         self._prev_llm_end_had_tools = had_tools
 
