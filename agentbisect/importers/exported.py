@@ -21,9 +21,11 @@ from agentbisect.core.options import LOGS, TRACE_ID
 from agentbisect.importers.base import ImportOptions
 from agentbisect.importers.opentelemetry.conventions import (
     Document,
+    LLMCall,
     Message,
     Part,
     Reading,
+    ToolCall,
     message_from,
 )
 from agentbisect.importers.opentelemetry.spans import Span, time_bits
@@ -366,6 +368,29 @@ def ignored(kinds: Counter[str], what: str) -> list[tuple[str, str]]:
     return [("spans-ignored", f"{sum(kinds.values())} {what} afp does not read: {listed}")]
 
 
+def pair_tool_ids(spans: list[Span], readings: dict[str, Reading]) -> int:
+    """Give each tool call without an id the id of the call that asked for a tool of its name
+    (the latest one before it, its first request of that name not yet taken); how many took one.
+
+    Done here rather than left to the synthesis: an id found only when the tool call ends was
+    written on its end event but not on its start event, and the two no longer paired."""
+    pending: list[Part] = []  # the latest LLM call's tool requests not yet answered
+    paired = 0
+    for s in sorted(spans, key=lambda s: s.start_ns):
+        op = readings[s.span_id].op if s.span_id in readings else None
+        if isinstance(op, LLMCall):
+            pending = [p for m in op.outputs for p in m.parts if p.kind == "tool_call" and p.id]
+        elif isinstance(op, ToolCall):
+            if not op.call_id:
+                found = next((p for p in pending if p.name == op.name), None)
+                if found is None:
+                    continue
+                op.call_id = found.id
+                paired += 1
+            pending = [p for p in pending if p.id != op.call_id]
+    return paired
+
+
 def finish(
     name: str,
     form: str,
@@ -379,6 +404,7 @@ def finish(
     axis_note: str = "",
 ) -> Synthesis:
     """The run synthesized from its spans and readings, with what the export was in ``import``."""
+    paired = pair_tool_ids(spans, readings)
     result = synthesize(
         spans,
         flags,
@@ -391,7 +417,28 @@ def finish(
         max_events=max_events,
     )
     meta = result.recording[IMPORT_KEY]
+    if paired:
+        _by_name(result, meta, paired)
     meta["format"] = form
     meta["traceId"] = trace_id
     meta["traces"] = [{"traceId": f.trace_id, "rootName": f.name, "spans": f.spans} for f in traces]
     return result
+
+
+def _by_name(result: Synthesis, meta: dict[str, Any], paired: int) -> None:
+    """Say that ``paired`` tool calls were linked by name, in the one ``matched-by-content``
+    flag (a flag is said once: a second one of that name would hide the first's note)."""
+    note = (
+        f"{paired} tool call(s) carry no tool-call id in the export: each took the id of the "
+        "call that asked for a tool of its name"
+    )
+    flags = result.flags
+    at = next((i for i, (f, _) in enumerate(flags) if f == "matched-by-content"), None)
+    if at is None:
+        at = next((i for i, (f, _) in enumerate(flags) if f == "synthesized-commit-axis"), -1) + 1
+        flags.insert(at, ("matched-by-content", note))
+    else:
+        flags[at] = ("matched-by-content", f"{flags[at][1]}; {note}")
+    meta["flags"] = [{"flag": f, "note": n} for f, n in flags]
+    meta["counts"]["matchedByContent"] += paired
+    result.counts = meta["counts"]
