@@ -24,7 +24,7 @@ TRACES = sorted(
     p
     for p in OTEL.iterdir()
     if p.name.endswith((".otlp.json", ".otlp.jsonl", ".console.json", ".spans.json"))
-    and not p.name.endswith(".logs.otlp.json")
+    and not p.name.endswith((".logs.otlp.json", ".logs.console.json"))
 )
 TRANSCRIPTS = sorted(
     p for p in OTEL.iterdir() if p.name.startswith("transcript.") and "truth" not in p.name

@@ -39,7 +39,8 @@ OTEL = Path(__file__).resolve().parent.parent / "fixtures" / "otel"
 TRACES = sorted(
     str(p)
     for p in OTEL.iterdir()
-    if p.suffix in (".json", ".jsonl") and not p.name.endswith(("truth.json", "logs.otlp.json"))
+    if p.suffix in (".json", ".jsonl")
+    and not p.name.endswith(("truth.json", "logs.otlp.json", "logs.console.json"))
 )
 
 
