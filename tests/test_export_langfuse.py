@@ -112,6 +112,17 @@ def test_a_list_naming_a_bad_trace_gives_its_index(tmp_path: Path) -> None:
     check_refused(path, "$[1].observations", "observations")
 
 
+def test_an_observations_page_names_a_bad_observation_by_its_index(tmp_path: Path) -> None:
+    page = json.loads((EXPORTS / f"{RUN}.observations.json").read_text())
+    del page["data"][1]["traceId"]
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page))
+    check_refused(path, "$.data[1].traceId", "traceId (a string)")
+    page["data"][1] = ["not", "an", "observation"]
+    path.write_text(json.dumps(page))
+    check_refused(path, "$.data[1]", "an observation")
+
+
 _KEYS = [
     "id",
     "type",
@@ -145,7 +156,15 @@ traces = st.fixed_dictionaries(
 )
 
 
-@given(st.one_of(traces, st.lists(traces, max_size=3), json_values))
+pages = st.fixed_dictionaries(
+    {"data": st.lists(st.fixed_dictionaries({"traceId": json_values | st.just("t")}), max_size=1)},
+    optional={"meta": json_values},
+).map(
+    lambda p: {**p, "data": [{**o, "id": "a", "type": "SPAN", "startTime": "x"} for o in p["data"]]}
+)
+
+
+@given(st.one_of(traces, st.lists(traces, max_size=3), pages, json_values))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_sniff_never_raises_and_the_reader_reads_or_raises_input_error(value: Any) -> None:
     data = json.dumps(value).encode()

@@ -328,6 +328,8 @@ class Found:
     end_ns: int
     value: dict[str, Any]
     spans: int = 0
+    # the JSON path of each observation or run, where it is not ``{path}.observations[j]``
+    paths: list[str] | None = None
 
 
 def choose(

@@ -1,6 +1,8 @@
 """The Langfuse importer (the seam's module): a trace with its observations as the ``langfuse``
 SDK's API models serialize it (``TraceWithFullDetails``: ``{id, timestamp, name, input, output,
-observations: [...], ...}``), or a list of such traces.
+observations: [...], ...}``), a list of such traces, or a page of observations
+(``ObservationsV2Response``: ``{data: [...], meta}``, what the current SDK's
+``api.observations.get_many`` returns).
 
 Only the sniff lives here, so that every input (sniffed by every importer) does not pay for the
 conversion's imports; the work is in ``langfuse_import``.
@@ -34,6 +36,33 @@ class _Trace(msgspec.Struct):
 _DECODE = msgspec.json.Decoder(_Trace)
 
 
+class _Observation(msgspec.Struct):
+    """The keys every observation of an observations page has."""
+
+    id: Raw | UnsetType = UNSET
+    traceId: Raw | UnsetType = UNSET
+    type: Raw | UnsetType = UNSET
+    startTime: Raw | UnsetType = UNSET
+
+
+class _Page(msgspec.Struct):
+    data: list[Raw] | None = None
+
+
+_OBSERVATION = msgspec.json.Decoder(_Observation)
+_PAGE = msgspec.json.Decoder(_Page)
+
+
+def _is_page(data: bytes) -> bool:
+    """An observations page (``ObservationsV2Response``: ``{data: [observation, ...], meta}``);
+    a recording's BoundaryEvents row also has ``data``, but its items are no observations."""
+    found = _PAGE.decode(data).data
+    if not found:
+        return False
+    o = _OBSERVATION.decode(found[0])
+    return UNSET not in (o.id, o.traceId, o.type, o.startTime)
+
+
 def _is_trace(raw: bytes) -> bool:
     try:
         t = _DECODE.decode(raw)
@@ -57,9 +86,10 @@ def sniff(data: bytes) -> bool:
             return bool(items) and _is_trace(items[0])
         if head != b"{":
             return False
-        if toplevel.parse(data).member("observations") is UNSET:
-            return False
-        return _is_trace(data)
+        parsed = toplevel.parse(data)
+        if parsed.member("observations") is not UNSET:
+            return _is_trace(data)
+        return parsed.member("data") is not UNSET and _is_page(data)
     except (msgspec.MsgspecError, RecursionError, ValueError):
         return False
 

@@ -61,8 +61,41 @@ def _decode(name: str, data: bytes) -> Any:
         ) from None
 
 
+def _page(name: str, page: dict[str, Any]) -> list[Found]:
+    """The traces of an observations page (``ObservationsV2Response``: ``{data, meta}``, what
+    the SDK's ``api.observations.get_many`` returns now that ``trace.get`` is gone): its
+    observations grouped by ``traceId``, each trace named by its observations' ``traceName``."""
+    data = page.get("data")
+    if not isinstance(data, list):
+        raise InputError(name, "expected the page's observations (an array)", "$.data")
+    groups: dict[str, Found] = {}
+    for j, o in enumerate(data):
+        where = f"$.data[{j}]"
+        if not isinstance(o, dict):
+            raise InputError(name, "expected an observation (an object)", where)
+        trace_id = o.get("traceId")
+        if not isinstance(trace_id, str) or not trace_id:
+            raise InputError(
+                name, "expected the observation's traceId (a string)", f"{where}.traceId"
+            )
+        f = groups.get(trace_id)
+        if f is None:
+            f = groups[trace_id] = Found(
+                trace_id, "trace", "$.data", 0, {"observations": []}, 1, []
+            )
+        f.value["observations"].append(o)
+        f.paths.append(where)  # type: ignore[union-attr]  # (made a list just above)
+        f.spans += 1
+        f.end_ns = max(f.end_ns, iso_ns(o.get("endTime")))
+        if f.name == "trace" and text(o.get("traceName")):
+            f.name = text(o.get("traceName"))
+    return list(groups.values())
+
+
 def _traces(name: str, doc: Any) -> list[Found]:
     """The file's traces, each checked to be an object with an id and an observation array."""
+    if isinstance(doc, dict) and "observations" not in doc and "data" in doc:
+        return _page(name, doc)
     items = list(enumerate(doc)) if isinstance(doc, list) else [(None, doc)]
     found: list[Found] = []
     for i, t in items:
@@ -178,7 +211,7 @@ def import_langfuse(
     unread: Counter[str] = Counter()
     starts = []
     for j, o in enumerate(trace["observations"]):
-        where = f"{path}.observations[{j}]"
+        where = chosen.paths[j] if chosen.paths is not None else f"{path}.observations[{j}]"
         if not isinstance(o, dict):
             raise InputError(name, "expected an observation (an object)", where)
         oid, kind, parent = o.get("id"), o.get("type"), o.get("parentObservationId")
@@ -228,7 +261,9 @@ def import_langfuse(
     flags.extend(ignored(unread, "observation(s) of types"))
     return finish(
         name,
-        "Langfuse trace (TraceWithFullDetails)",
+        "Langfuse observations (ObservationsV2Response)"
+        if chosen.paths is not None
+        else "Langfuse trace (TraceWithFullDetails)",
         [root, *spans],
         readings,
         flags,

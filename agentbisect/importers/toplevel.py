@@ -22,7 +22,18 @@ from agentbisect.schema.recording import Snapshot, TopLevel
 
 JSON_WS = b" \t\r\n"
 SNIFF_KEYS = frozenset(
-    {"afp", "flow", "typed", "commit", "role", "messages", "history", "observations", "run_type"}
+    {
+        "afp",
+        "flow",
+        "typed",
+        "commit",
+        "role",
+        "messages",
+        "history",
+        "observations",
+        "run_type",
+        "data",
+    }
 )
 
 
