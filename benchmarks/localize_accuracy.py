@@ -9,8 +9,8 @@ counts as a miss (reciprocal rank 0). The held-out splits (``heldout``, ``heldou
 written before the scorer changes they judge) are reported apart.
 
 A second table measures the same scenarios written as traces (``planted/traces/``: OTLP/JSON
-under the GenAI conventions and under OpenInference, and chat transcripts) and read through the
-trace importers: the planted source must come out as the suspect kind the importers' source map
+under the GenAI conventions and under OpenInference, and chat transcripts) and as platform exports
+(``planted/exports/``: Langfuse traces and LangSmith run trees) and read through the importers: the planted source must come out as the suspect kind the importers' source map
 prescribes (tool result → ``tool``, document → ``injection``, system-prompt line → ``injection``,
 earlier LLM output → ``stage``) — a planted source found under another kind counts as a miss —
 and each format is compared, scenario by scenario, with the recording-API corpus under the
@@ -46,7 +46,13 @@ from agentbisect.schema.imported import ImportMeta  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"
 TRACES = ROOT / "benchmarks" / "planted" / "traces"
-FORMATS = ("genai", "openinference", "transcript")
+EXPORTS = ROOT / "benchmarks" / "planted" / "exports"  # Langfuse and LangSmith exports
+# (folder, its formats): the same scenarios in every format
+CORPORA = (
+    (TRACES, ("genai", "openinference", "transcript")),
+    (EXPORTS, ("langfuse", "langsmith")),
+)
+FORMATS = tuple(fmt for _, formats in CORPORA for fmt in formats)
 sys.path.insert(0, str(CASES.parent))
 
 from corpus import EXPECTED  # noqa: E402
@@ -129,11 +135,19 @@ def _traces(
     for i, t in enumerate(truths):
         splits.setdefault(t["split"], []).append(i)
     paired: dict[str, dict[str, int]] = {}
+    folders = {fmt: folder for folder, formats in CORPORA for fmt in formats}
+    by_folder = {
+        folder: [json.loads(p.read_text("utf-8")) for p in sorted(folder.glob("*.truth.json"))]
+        for folder, _ in CORPORA
+    }
     for fmt in FORMATS:
+        folder = folders[fmt]
+        corpus = by_folder[folder]
+        assert [t["scenario"] for t in corpus] == [t["scenario"] for t in truths], folder
         p = paired.setdefault(fmt, {"same": 0, "better": 0, "worse": 0})
-        for t in truths:
+        for t in corpus:
             case = t["formats"][fmt]
-            run = Run(load(str(TRACES / case["file"])))
+            run = Run(load(str(folder / case["file"])))
             meta = run.import_meta
             assert meta is not None, case["file"]
             step = meta.llmCallIds[-1]

@@ -41,6 +41,8 @@ IMPORTERS: list[str] = [
     "agentbisect.importers.capture",
     "agentbisect.importers.opentelemetry",  # OTLP/JSON (+ JSON Lines), SDK span JSON, span dumps
     "agentbisect.importers.transcript",  # chat transcripts and multi-agent histories
+    "agentbisect.importers.langfuse",  # Langfuse trace exports (the SDK's API models)
+    "agentbisect.importers.langsmith",  # LangSmith run trees and langsmith-fetch output
     "agentbisect.importers.recording",  # the fallback: any JSON object or array; keep it last
 ]
 

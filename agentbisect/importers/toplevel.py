@@ -11,6 +11,7 @@ for, and every later question about the same bytes object reads that answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,7 +21,20 @@ from msgspec import UNSET, Raw, UnsetType
 from agentbisect.schema.recording import Snapshot, TopLevel
 
 JSON_WS = b" \t\r\n"
-SNIFF_KEYS = frozenset({"afp", "flow", "typed", "commit", "role", "messages", "history"})
+SNIFF_KEYS = frozenset(
+    {
+        "afp",
+        "flow",
+        "typed",
+        "commit",
+        "role",
+        "messages",
+        "history",
+        "observations",
+        "run_type",
+        "data",
+    }
+)
 
 
 class Recording(TopLevel, kw_only=True):
@@ -43,6 +57,8 @@ class Top(Recording, kw_only=True):
     role: Raw | UnsetType = UNSET
     messages: Raw | UnsetType = UNSET
     history: Raw | UnsetType = UNSET
+    observations: Raw | UnsetType = UNSET  # a Langfuse trace
+    run_type: Raw | UnsetType = UNSET  # a LangSmith run
 
 
 _TOP = msgspec.json.Decoder(Top)
@@ -127,3 +143,12 @@ def spans_all(data: bytes, start: int, end: int) -> bool:
     if start > 4096 or len(data) - end > 4096:
         return False  # not one line with blank surroundings: let the caller decode its slice
     return not data[:start].strip(JSON_WS) and not data[end:].strip(JSON_WS)
+
+
+_LEADING_WS = re.compile(rb"[ \t\n\r]*")
+
+
+def first_byte(data: bytes) -> bytes:
+    """The input's first byte after JSON whitespace (b"" for none), without copying it."""
+    at = _LEADING_WS.match(data).end()  # type: ignore[union-attr]  # always matches
+    return data[at : at + 1]
