@@ -159,24 +159,32 @@ def _scope(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def read(name: str, data: bytes) -> SpanBatch:
-    """Decode the console form / a span array / a ``{"spans": [...]}`` dump into a batch."""
+def _items(name: str, data: bytes) -> tuple[list[Any], bool]:
+    """Every top-level value of the file, arrays and ``{"spans": [...]}`` dumps flattened, and
+    whether a dump was one."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(name, "expected UTF-8 JSON") from None
-    batch = SpanBatch(form="OpenTelemetry SDK span JSON")
     items: list[Any] = []
+    dump = False
     for obj in _objects(name, text):
         if isinstance(obj, list):
             items.extend(obj)
         elif isinstance(obj, dict) and isinstance(obj.get("spans"), list):
             items.extend(obj["spans"])
-            batch.form = "span dump {spans: [...]}"
+            dump = True
         else:
             items.append(obj)
+    return items, dump
+
+
+def read(name: str, data: bytes) -> SpanBatch:
+    """Decode the console form / a span array / a ``{"spans": [...]}`` dump into a batch."""
+    items, dump = _items(name, data)
     if items and isinstance(items[0], dict) and "observed_timestamp" in items[0]:
-        return read_logs(name, data)  # log records given as the run (the caller says so)
+        return _logs(name, items)  # log records given as the run (the caller says so)
+    batch = SpanBatch(form="span dump {spans: [...]}" if dump else "OpenTelemetry SDK span JSON")
     for i, obj in enumerate(items):
         if not _looks_like_span(obj):
             raise InputError(name, "expected a span object with name and context", f"span {i}")
@@ -186,14 +194,11 @@ def read(name: str, data: bytes) -> SpanBatch:
 
 def read_logs(name: str, data: bytes) -> SpanBatch:
     """Decode the console form of log records (or an array of them) into a batch of logs."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(name, "expected UTF-8 JSON") from None
+    return _logs(name, _items(name, data)[0])
+
+
+def _logs(name: str, items: list[Any]) -> SpanBatch:
     batch = SpanBatch(form="OpenTelemetry SDK log-record JSON")
-    items: list[Any] = []
-    for obj in _objects(name, text):
-        items.extend(obj if isinstance(obj, list) else [obj])
     for i, obj in enumerate(items):
         if not isinstance(obj, dict) or "observed_timestamp" not in obj:
             raise InputError(
