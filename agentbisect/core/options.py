@@ -149,8 +149,8 @@ TRACE_ID = Opt(
     "trace_id",
     "--trace-id",
     metavar="TRACE_ID",
-    help="OpenTelemetry input holding several traces: analyse this one (default: the trace whose "
-    "root span ended last).",
+    help="An input holding several traces (OpenTelemetry, a Langfuse or LangSmith export): "
+    "analyse this one (default: the trace whose root ended last).",
 )
 LOGS = Opt(
     "logs",
