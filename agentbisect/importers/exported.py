@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentbisect.core.errors import InputError, UsageError
-from agentbisect.core.options import LOGS, TRACE_ID
+from agentbisect.core.options import LOGS
 from agentbisect.importers.base import ImportOptions
+from agentbisect.importers.choice import choose_run
 from agentbisect.importers.opentelemetry.conventions import (
     Document,
     LLMCall,
@@ -331,35 +332,21 @@ class Found:
     # the JSON path of each observation or run, where it is not ``{path}.observations[j]``
     paths: list[str] | None = None
 
+    @property
+    def label(self) -> str:
+        return self.name
+
 
 def choose(
     file: str, found: list[Found], options: ImportOptions | None, flags: list[tuple[str, str]]
 ) -> Found:
-    """The trace to read: ``TRACE_ID`` names one; else the one whose run ended last (as for
-    OpenTelemetry traces), with the ``multiple-runs`` flag naming the others."""
+    """The trace to read (``importers.choice``, as for OpenTelemetry traces); an export has no
+    log-record files to join."""
     if options is not None and options.logs:
         raise UsageError(f"{LOGS.flag} applies to OpenTelemetry traces, not to this export")
     if not found:
         raise InputError(file, "expected at least one trace (the file holds none)", "$")
-    want = options.trace_id if options is not None else None
-    if want is not None:
-        chosen = next((f for f in found if f.trace_id == want), None)
-        if chosen is None:
-            listed = ", ".join(f.trace_id for f in found[:5])
-            raise UsageError(f"{file}: no trace {want!r} (traces: {listed})")
-        return chosen
-    chosen = max(found, key=lambda f: f.end_ns)
-    if len(found) > 1:
-        first = ", ".join(f"{f.trace_id} ({f.name})" for f in found[:3])
-        flags.append(
-            (
-                "multiple-runs",
-                f"the file holds {len(found)} traces ({first}{', …' if len(found) > 3 else ''}); "
-                f"analysed {chosen.trace_id} ({chosen.name}), the one that ended last — "
-                f"pick another with {TRACE_ID.flag}",
-            )
-        )
-    return chosen
+    return choose_run(file, found, options.trace_id if options is not None else None, flags)
 
 
 def ignored(kinds: Counter[str], what: str) -> list[tuple[str, str]]:

@@ -11,9 +11,10 @@ import gc
 from dataclasses import dataclass
 from typing import Any
 
-from agentbisect.core.errors import InputError, UsageError
-from agentbisect.core.options import LOGS, TRACE_ID
+from agentbisect.core.errors import InputError
+from agentbisect.core.options import LOGS
 from agentbisect.importers.base import InputBuffer
+from agentbisect.importers.choice import choose_run
 from agentbisect.importers.opentelemetry import (
     console as otel_console,
 )
@@ -108,6 +109,10 @@ class TraceInfo:
     spans: int
     end_ns: int
 
+    @property
+    def label(self) -> str:
+        return self.root_name
+
     def to_json(self) -> dict[str, Any]:
         return {"traceId": self.trace_id, "rootName": self.root_name, "spans": self.spans}
 
@@ -181,24 +186,7 @@ def _import_trace(
         raise InputError(name, "expected at least one span (the file holds none)")
     infos = traces_of(batch.spans)
     flags: list[tuple[str, str]] = list(batch.problems)
-    if trace_id is not None:
-        want = trace_id.lower().removeprefix("0x")
-        chosen = next((t for t in infos if t.trace_id == want), None)
-        if chosen is None:
-            listed = ", ".join(t.trace_id for t in infos[:5])
-            raise UsageError(f"{name}: no trace {trace_id!r} (traces: {listed})")
-    else:
-        chosen = max(infos, key=lambda t: t.end_ns)
-        if len(infos) > 1:
-            first = ", ".join(f"{t.trace_id} ({t.root_name})" for t in infos[:3])
-            flags.append(
-                (
-                    "multiple-runs",
-                    f"the file holds {len(infos)} traces ({first}{', …' if len(infos) > 3 else ''}); "
-                    f"analysed {chosen.trace_id} ({chosen.root_name}), the one whose root span ended last — "
-                    f"pick another with {TRACE_ID.flag}",
-                )
-            )
+    chosen = choose_run(name, infos, trace_id, flags)
     spans = [s for s in batch.spans if s.trace_id == chosen.trace_id]
     # Only the chosen trace's spans are synthesized: the others (and the index below) are let
     # go first, the synthesis being the memory peak of a long trace.
