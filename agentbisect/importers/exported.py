@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -347,14 +346,6 @@ def choose(
     if not found:
         raise InputError(file, "expected at least one trace (the file holds none)", "$")
     return choose_run(file, found, options.trace_id if options is not None else None, flags)
-
-
-def ignored(kinds: Counter[str], what: str) -> list[tuple[str, str]]:
-    """The ``spans-ignored`` flag for observations or runs of kinds afp does not read."""
-    if not kinds:
-        return []
-    listed = ", ".join(f"{k} ({n})" for k, n in sorted(kinds.items()))
-    return [("spans-ignored", f"{sum(kinds.values())} {what} afp does not read: {listed}")]
 
 
 def pair_tool_ids(spans: list[Span], readings: dict[str, Reading]) -> int:

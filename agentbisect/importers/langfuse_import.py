@@ -26,7 +26,6 @@ from agentbisect.importers.exported import (
     count,
     documents,
     finish,
-    ignored,
     iso_ns,
     lc_fields,
     messages,
@@ -41,6 +40,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    ignored_flag,
 )
 from agentbisect.importers.opentelemetry.spans import Span
 from agentbisect.importers.synthesize import Synthesis
@@ -258,7 +258,7 @@ def import_langfuse(
         "agent",
         CONVENTION,
     )
-    flags.extend(ignored(unread, "observation(s) of types"))
+    flags.extend(ignored_flag(dict(unread), "observation(s)"))
     return finish(
         name,
         "Langfuse observations (ObservationsV2Response)"

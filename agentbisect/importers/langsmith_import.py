@@ -35,7 +35,6 @@ from agentbisect.importers.exported import (
     count,
     documents,
     finish,
-    ignored,
     is_lc_message,
     iso_ns,
     lc_fields,
@@ -54,6 +53,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    ignored_flag,
 )
 from agentbisect.importers.opentelemetry.spans import Span
 from agentbisect.importers.synthesize import Synthesis
@@ -307,7 +307,7 @@ def _runs(
             )
         )
         readings[r.run_id] = _reading(r, unread)
-    flags.extend(ignored(unread, "run(s) of types"))
+    flags.extend(ignored_flag(dict(unread), "run(s)"))
     return finish(
         name,
         "LangSmith run tree (langsmith.schemas.Run)",

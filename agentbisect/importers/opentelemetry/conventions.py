@@ -721,6 +721,21 @@ def unread_operation(span: Span) -> str | None:
     return str(op_name)
 
 
+def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
+    """The ``spans-ignored`` flag: ``what`` (spans, observations, runs) naming an operation afp
+    does not read, counted by operation — said, never dropped in silence."""
+    if not counts:
+        return []
+    listed = ", ".join(f"{op} ×{n}" for op, n in sorted(counts.items(), key=lambda c: -c[1]))
+    return [
+        (
+            "spans-ignored",
+            f"{sum(counts.values())} {what} name an operation afp does not read ({listed}): "
+            "kept in the tree and timings, their content not used",
+        )
+    ]
+
+
 def _role(a: dict[str, Any]) -> tuple[str, str]:
     """A span's role (llm | tool | retrieval | agent | chain | embedding | other) and convention."""
     oi = a.get("openinference.span.kind")

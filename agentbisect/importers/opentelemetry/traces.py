@@ -25,6 +25,7 @@ from agentbisect.importers.opentelemetry import (
     otlp_json,
 )
 from agentbisect.importers.opentelemetry.conventions import (
+    ignored_flag,
     logged_tool_results,
     unread_operation,
 )
@@ -62,23 +63,13 @@ def _results_from_logs(spans: list[Span]) -> int:
 
 
 def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
-    """The ``spans-ignored`` flag: spans naming an operation afp does not read, by operation —
-    said, never dropped in silence (any-agent's ``call_llm`` was, before it was read)."""
+    """The ``spans-ignored`` flag of a trace (any-agent's ``call_llm`` once went unseen)."""
     counts: dict[str, int] = {}
     for s in spans:
         op = unread_operation(s)
         if op is not None:
             counts[op] = counts.get(op, 0) + 1
-    if not counts:
-        return []
-    listed = ", ".join(f"{op} ×{n}" for op, n in sorted(counts.items(), key=lambda c: -c[1]))
-    return [
-        (
-            "spans-ignored",
-            f"{sum(counts.values())} span(s) name an operation afp does not read ({listed}): "
-            "kept in the tree and timings, their content not used",
-        )
-    ]
+    return ignored_flag(counts, "span(s)")
 
 
 def read_logs(name: str, data: bytes) -> SpanBatch:
