@@ -143,6 +143,8 @@ class Suspect(Struct, kw_only=True):
     verdict: AblationVerdict | UnsetType = UNSET
     cost: CostVerdict | UnsetType = UNSET
     evidence: SuspectEvidence | UnsetType = UNSET  # afp only (never under upstream parity)
+    # afp only: tool-result | system-prompt | document | llm-output | user-message
+    sourceKind: str | UnsetType = UNSET
 
 
 class RestoredCandidate(Struct, kw_only=True):

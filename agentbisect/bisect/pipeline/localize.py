@@ -26,6 +26,7 @@ from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
 from agentbisect.bisect.pipeline.paths import path_scores
 from agentbisect.bisect.pipeline.slice import causal_chain
+from agentbisect.bisect.pipeline.source_kind import name_kinds
 from agentbisect.bisect.pipeline.suspects import ScorerFn, build_drafts, rank, refine, to_suspect
 from agentbisect.bisect.pipeline.texts import Texts
 from agentbisect.bisect.pipeline.weigh import EdgeWeigher
@@ -202,6 +203,8 @@ def localize(
     if pol.import_paths and run.import_meta is not None:
         # before the plan: an imported run's stage suspects get their specs here
         name_sources(suspects, run.import_meta)
+    if pol.afp_fields:
+        name_kinds(suspects, run.import_meta)
     if on_plan is not None:
         from agentbisect.bisect.causal.probes import planned_reruns
 
