@@ -467,6 +467,20 @@ class _Builder:
                 self._assistant_message(step, i, msg, node)
             elif msg.role == "tool":
                 self._tool_message(step, i, msg, node)
+            elif any(p.kind == "tool_result" for p in msg.parts):
+                # Tool results in another role's message (pydantic-ai sends them as role user,
+                # as the conventions' parts form allows): each result is its tool's, the rest
+                # of the message is what its role says.
+                self._tool_message(step, i, msg, node)
+                rest = [p for p in msg.parts if p.kind != "tool_result"]
+                if any(p.text.strip() for p in rest):
+                    self._plain_message(
+                        step,
+                        i,
+                        Message(msg.role, rest, msg.name),
+                        node,
+                        producer="run-input" if msg.role == "user" else "not-in-trace",
+                    )
             else:
                 self._plain_message(
                     step,

@@ -591,6 +591,23 @@ def _body(src: Any) -> Any:
     return src
 
 
+_TOOL_ARGUMENTS = (
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.args",
+    "tool_arguments",
+    "input.value",
+)
+_TOOL_RESULTS = ("gen_ai.tool.call.result", "output.value", "tool_response")
+
+
+def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first of ``keys`` the span carries (None: none of them)."""
+    for key in keys:
+        if key in attrs:
+            return attrs[key]
+    return None
+
+
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
     name = text_of(a.get("gen_ai.tool.name") or a.get("tool.name"))
@@ -602,14 +619,11 @@ def _tool(span: Span) -> ToolCall:
             a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
         ),
         # (OpenInference's tool.parameters is the tool's JSON schema, not what this call passed:
-        # input.value is; any-agent writes gen_ai.tool.args)
-        arguments=as_text(
-            _shown(
-                a.get("gen_ai.tool.call.arguments", a.get("gen_ai.tool.args", a.get("input.value")))
-            )
-        ),
+        # input.value is; any-agent writes gen_ai.tool.args; pydantic-ai's instrumentation
+        # formats 2-4 write tool_arguments and tool_response)
+        arguments=as_text(_shown(_first(a, _TOOL_ARGUMENTS))),
     )
-    result = _shown(a.get("gen_ai.tool.call.result", a.get("output.value")))
+    result = _shown(_first(a, _TOOL_RESULTS))
     if result is None:
         found = _any_agent_value(a)
         result = None if found is None else found[0]

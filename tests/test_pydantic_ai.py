@@ -1,0 +1,87 @@
+"""Traces written by pydantic-ai's own OpenTelemetry instrumentation (``fixtures/pydantic_ai/``,
+made by its generate.py with the real library against a scripted fake model server).
+
+pydantic-ai sends a tool's result back to the model in a **user**-role message
+(``tool_call_response`` parts): before afp read such parts as tool results whatever the
+message's role, both tool results were suspects named "user message" and the tool spans were not
+suspects at all. Its older instrumentation formats (2-4, still deployed) put a tool's arguments
+and result in ``tool_arguments`` / ``tool_response``: before they were read, the culprit tool's
+suspect carried only the tool's name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, afp_proc
+
+DIR = FIXTURES / "pydantic_ai"
+TRUTHS = sorted(DIR.glob("*.truth.json"))
+FILES = [(t, DIR / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
+
+
+def _json(*args: str) -> Any:
+    proc = afp_proc(*args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_both_instrumentation_formats_are_here() -> None:
+    names = [json.loads(t.read_text())["span_names"] for t in TRUTHS]
+    assert any("running tool" in n for n in names)  # formats 2-4
+    assert any("execute_tool get_refund_policy" in n for n in names)  # format 5
+
+
+@pytest.mark.parametrize(("truth", "trace"), FILES, ids=lambda p: p.name)
+def test_calls_tools_and_tokens_are_exact(truth: Path, trace: Path) -> None:
+    want = json.loads(truth.read_text())["counts"]
+    run = _json("aggregate", str(trace), "--json")["run"]
+    assert (run["llmCalls"], run["toolCalls"]) == (want["llm_calls"], want["tool_calls"])
+    assert run["tokens"] == {
+        "input": want["input_tokens_total"],
+        "output": want["output_tokens_total"],
+    }
+
+
+@pytest.mark.parametrize(("truth", "trace"), FILES, ids=lambda p: p.name)
+def test_the_planted_tool_result_is_first_in_its_own_words(truth: Path, trace: Path) -> None:
+    t = json.loads(truth.read_text())
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    top = report["suspects"][0]
+    assert top["source"].startswith("execute_tool:" + t["planted"]["tool"])
+    assert top["sourceKind"] == "tool-result"
+    assert top["evidence"]["text"] == t["planted_text"]
+    # no tool result is mistaken for a message of the user
+    for s in report["suspects"]:
+        if s["sourceKind"] == "user-message":
+            assert "footwear" not in s["evidence"]["text"] or "I bought" in s["evidence"]["text"]
+
+
+@pytest.mark.parametrize("truth", TRUTHS, ids=lambda p: p.name)
+def test_record_round_trip_keeps_the_run(truth: Path, tmp_path: Path) -> None:
+    trace = DIR / json.loads(truth.read_text())["files"][0]
+    out = tmp_path / "run.json"
+    proc = afp_proc("record", str(trace), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    direct = _json("bisect", str(trace), "--json", "--no-cache")
+    again = _json("bisect", str(out), "--json", "--no-cache")
+    assert [s["source"] for s in again["suspects"]] == [s["source"] for s in direct["suspects"]]
+    assert (
+        _json("aggregate", str(out), "--json")["run"]
+        == _json("aggregate", str(trace), "--json")["run"]
+    )
+
+
+def test_tool_arguments_of_the_older_format_reach_the_tool_call() -> None:
+    trace = DIR / "pydantic-ai-v2.tool-planted.otlp.json"
+    proc = afp_proc("events", str(trace), "--json")
+    assert proc.returncode == 0, proc.stderr
+    starts = [json.loads(line) for line in proc.stdout.splitlines() if '"tool.start"' in line]
+    assert [json.loads(s["args"]) for s in starts] == [
+        {"order_id": "NW-4417"},
+        {"category": "footwear"},
+    ]
