@@ -44,7 +44,7 @@ from agentbisect.importers.opentelemetry.conventions import (
 )
 from agentbisect.importers.opentelemetry.spans import Span
 from agentbisect.importers.synthesize import Synthesis
-from agentbisect.importers.texts import as_text
+from agentbisect.importers.texts import as_text, decorated_call
 from agentbisect.model.boundary.recorder import Mode
 
 CONVENTION = "langfuse"
@@ -146,10 +146,7 @@ def _llm(o: dict[str, Any]) -> LLMCall:
 
 
 def _tool(o: dict[str, Any]) -> ToolCall:
-    args = o.get("input")
-    a = obj(args)
-    if a.keys() == {"args", "kwargs"} and not a["args"]:
-        args = a["kwargs"]  # (@observe records a call as {"args": [...], "kwargs": {...}})
+    args = decorated_call(o.get("input"))
     call = ToolCall(
         name=text(o.get("name")) or "tool",
         call_id=text(obj(o.get("metadata")).get("tool_call_id")),

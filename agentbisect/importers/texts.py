@@ -36,6 +36,26 @@ def as_text(value: Any) -> str:
         return str(value)
 
 
+def decorated_call(value: Any) -> Any:
+    """A decorated function's arguments as the call passed them: tracing decorators (Langfuse's
+    ``@observe``, OpenLLMetry's ``@tool``) record a call as ``{"args": [...], "kwargs": {...}}``
+    (a dict or its JSON text); with no positional arguments that is its keyword arguments."""
+    parsed = value
+    if isinstance(value, str) and value.startswith("{"):
+        try:
+            parsed = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return value
+    if (
+        isinstance(parsed, dict)
+        and parsed.keys() == {"args", "kwargs"}
+        and parsed["args"] == []
+        and isinstance(parsed["kwargs"], dict)
+    ):
+        return parsed["kwargs"]
+    return value
+
+
 def text_of(value: Any) -> str:
     """``as_text``, with a redaction marker read as no text."""
     if isinstance(value, str):

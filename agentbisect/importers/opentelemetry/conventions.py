@@ -26,13 +26,18 @@ import msgspec
 from msgspec import Struct
 
 from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, Span
-from agentbisect.importers.texts import REDACTED, as_text, text_of
+from agentbisect.importers.texts import REDACTED, as_text, decorated_call, text_of
 
 # (call_llm: mozilla-ai's any-agent, for every framework it wraps)
 LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+# OpenLLMetry's decorators (``@workflow``, ``@task``, ``@agent``, ``@tool``): the span kind, and
+# the call's arguments and return value as JSON in ``traceloop.entity.input`` / ``.output``.
+TRACELOOP_KINDS = {"tool": "tool", "agent": "agent", "workflow": "chain", "task": "chain"}
+_TL_INPUT, _TL_OUTPUT = "traceloop.entity.input", "traceloop.entity.output"
+
 OI_KINDS = {
     "LLM": "llm",
     "TOOL": "tool",
@@ -596,8 +601,9 @@ _TOOL_ARGUMENTS = (
     "gen_ai.tool.args",
     "tool_arguments",
     "input.value",
+    _TL_INPUT,
 )
-_TOOL_RESULTS = ("gen_ai.tool.call.result", "output.value", "tool_response")
+_TOOL_RESULTS = ("gen_ai.tool.call.result", "output.value", "tool_response", _TL_OUTPUT)
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -610,7 +616,9 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
 
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
-    name = text_of(a.get("gen_ai.tool.name") or a.get("tool.name"))
+    name = text_of(
+        a.get("gen_ai.tool.name") or a.get("tool.name") or a.get("traceloop.entity.name")
+    )
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     call = ToolCall(
@@ -621,9 +629,9 @@ def _tool(span: Span) -> ToolCall:
         # (OpenInference's tool.parameters is the tool's JSON schema, not what this call passed:
         # input.value is; any-agent writes gen_ai.tool.args; pydantic-ai's instrumentation
         # formats 2-4 write tool_arguments and tool_response)
-        arguments=as_text(_shown(_first(a, _TOOL_ARGUMENTS))),
+        arguments=as_text(decorated_call(_shown(_first(a, _TOOL_ARGUMENTS)))),
     )
-    result = _shown(_first(a, _TOOL_RESULTS))
+    result = _json_text(_shown(_first(a, _TOOL_RESULTS)))
     if result is None:
         found = _any_agent_value(a)
         result = None if found is None else found[0]
@@ -750,6 +758,16 @@ def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
     ]
 
 
+def _json_text(value: Any) -> Any:
+    """A decorator's JSON-encoded return value: a JSON string is the string it encodes."""
+    if isinstance(value, str) and value.startswith('"'):
+        with contextlib.suppress(BadContent):
+            decoded = _json_value(value)
+            if isinstance(decoded, str):
+                return decoded
+    return value
+
+
 def _role(a: dict[str, Any]) -> tuple[str, str]:
     """A span's role (llm | tool | retrieval | agent | chain | embedding | other) and convention."""
     oi = a.get("openinference.span.kind")
@@ -775,6 +793,9 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         return "llm", "genai"
     if "gen_ai.tool.name" in a:
         return "tool", "genai"
+    tl = a.get("traceloop.span.kind")
+    if isinstance(tl, str) and tl in TRACELOOP_KINDS:
+        return TRACELOOP_KINDS[tl], "traceloop"
     return "other", "none"
 
 
@@ -798,7 +819,7 @@ def read_span(span: Span) -> Reading:
         reading.op = Boundary(
             "Agent" if role == "agent" else "Chain",
             name,
-            input=text_of(a.get("input.value")) or None,
-            output=text_of(a.get("output.value")) or None,
+            input=text_of(decorated_call(a.get("input.value", a.get(_TL_INPUT)))) or None,
+            output=text_of(_json_text(a.get("output.value", a.get(_TL_OUTPUT)))) or None,
         )
     return reading

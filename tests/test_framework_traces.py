@@ -1,12 +1,15 @@
-"""Traces written by pydantic-ai's own OpenTelemetry instrumentation (``fixtures/pydantic_ai/``,
-made by its generate.py with the real library against a scripted fake model server).
+"""Traces written by agent frameworks' own instrumentation, each made by its directory's
+generate.py with the real library against a scripted fake model server: pydantic-ai
+(``fixtures/pydantic_ai/``) and OpenLLMetry's SDK decorators (``fixtures/openllmetry/``).
 
 pydantic-ai sends a tool's result back to the model in a **user**-role message
 (``tool_call_response`` parts): before afp read such parts as tool results whatever the
 message's role, both tool results were suspects named "user message" and the tool spans were not
 suspects at all. Its older instrumentation formats (2-4, still deployed) put a tool's arguments
 and result in ``tool_arguments`` / ``tool_response``: before they were read, the culprit tool's
-suspect carried only the tool's name.
+suspect carried only the tool's name. OpenLLMetry's ``@tool`` spans (``traceloop.span.kind``,
+the call and its return value as JSON in ``traceloop.entity.input`` / ``.output``) were no tool
+calls at all: 0 tool calls, and the tool results were suspects named by message position.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from agentbisect.importers.texts import decorated_call
 from tests.conftest import FIXTURES, afp_proc
 
 DIR = FIXTURES / "pydantic_ai"
-TRUTHS = sorted(DIR.glob("*.truth.json"))
-FILES = [(t, DIR / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
+TRUTHS = sorted([*DIR.glob("*.truth.json"), *(FIXTURES / "openllmetry").glob("*.truth.json")])
+FILES = [(t, t.parent / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
 
 
 def _json(*args: str) -> Any:
@@ -52,7 +58,7 @@ def test_the_planted_tool_result_is_first_in_its_own_words(truth: Path, trace: P
     t = json.loads(truth.read_text())
     report = _json("bisect", str(trace), "--json", "--no-cache")
     top = report["suspects"][0]
-    assert top["source"].startswith("execute_tool:" + t["planted"]["tool"])
+    assert top["source"].startswith("execute_tool:" + t["planted"]["tool"] + "#")
     assert top["sourceKind"] == "tool-result"
     assert top["evidence"]["text"] == t["planted_text"]
     # no tool result is mistaken for a message of the user
@@ -63,7 +69,7 @@ def test_the_planted_tool_result_is_first_in_its_own_words(truth: Path, trace: P
 
 @pytest.mark.parametrize("truth", TRUTHS, ids=lambda p: p.name)
 def test_record_round_trip_keeps_the_run(truth: Path, tmp_path: Path) -> None:
-    trace = DIR / json.loads(truth.read_text())["files"][0]
+    trace = truth.parent / json.loads(truth.read_text())["files"][0]
     out = tmp_path / "run.json"
     proc = afp_proc("record", str(trace), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
@@ -85,3 +91,42 @@ def test_tool_arguments_of_the_older_format_reach_the_tool_call() -> None:
         {"order_id": "NW-4417"},
         {"category": "footwear"},
     ]
+
+
+def test_openllmetry_decorated_tools_are_tool_calls_with_their_arguments() -> None:
+    trace = FIXTURES / "openllmetry" / "openllmetry.tool-planted.otlp.json"
+    proc = afp_proc("events", str(trace), "--json")
+    assert proc.returncode == 0, proc.stderr
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    starts = [e for e in events if e["type"] == "tool.start"]
+    # the decorator's {"args": [], "kwargs": {...}} is the call's keyword arguments
+    assert [(s["toolName"], json.loads(s["args"])) for s in starts] == [
+        ("lookup_order", {"order_id": "NW-4417"}),
+        ("get_refund_policy", {"category": "footwear"}),
+    ]
+    ends = [e for e in events if e["type"] == "tool.end"]
+    # the return value is the string the function returned, not its JSON encoding
+    assert json.loads(ends[1]["result"])["category"] == "footwear"
+
+
+@given(
+    st.one_of(
+        st.text(),
+        st.none(),
+        st.dictionaries(st.sampled_from(["args", "kwargs", "x"]), st.integers() | st.text()),
+        st.fixed_dictionaries(
+            {"args": st.integers() | st.lists(st.integers()), "kwargs": st.text()}
+        ),
+    )
+)
+def test_decorated_call_keeps_anything_else(value: Any) -> None:
+    # only {"args": [], "kwargs": {...}} (or its JSON) is unwrapped
+    assert decorated_call(value) is value
+
+
+@given(st.dictionaries(st.text(), st.text()), st.booleans())
+def test_decorated_call_unwraps_keyword_calls(kwargs: dict[str, str], as_json: bool) -> None:
+    call = {"args": [], "kwargs": kwargs}
+    assert decorated_call(json.dumps(call) if as_json else call) == kwargs
+    with_positional = {"args": [1], "kwargs": kwargs}
+    assert decorated_call(with_positional) is with_positional
