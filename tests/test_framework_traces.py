@@ -1,6 +1,7 @@
 """Traces written by agent frameworks' own instrumentation, each made by its directory's
 generate.py with the real library against a scripted fake model server: pydantic-ai
-(``fixtures/pydantic_ai/``) and OpenLLMetry's SDK decorators (``fixtures/openllmetry/``).
+(``fixtures/pydantic_ai/``), OpenLLMetry's SDK decorators (``fixtures/openllmetry/``) and the
+Vercel AI SDK's ``experimental_telemetry`` (``fixtures/vercel_ai/``, TypeScript).
 
 pydantic-ai sends a tool's result back to the model in a **user**-role message
 (``tool_call_response`` parts): before afp read such parts as tool results whatever the
@@ -9,7 +10,9 @@ suspects at all. Its older instrumentation formats (2-4, still deployed) put a t
 and result in ``tool_arguments`` / ``tool_response``: before they were read, the culprit tool's
 suspect carried only the tool's name. OpenLLMetry's ``@tool`` spans (``traceloop.span.kind``,
 the call and its return value as JSON in ``traceloop.entity.input`` / ``.output``) were no tool
-calls at all: 0 tool calls, and the tool results were suspects named by message position.
+calls at all: 0 tool calls, and the tool results were suspects named by message position. The
+AI SDK's ``ai.*`` attributes were not read: its runs showed the LLM calls and tokens but no
+content, no tool calls, and bisect had only the two LLM calls as text-less suspects.
 """
 
 from __future__ import annotations
@@ -22,11 +25,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from agentbisect.importers.opentelemetry.conventions import message_from
 from agentbisect.importers.texts import decorated_call
 from tests.conftest import FIXTURES, afp_proc
 
 DIR = FIXTURES / "pydantic_ai"
-TRUTHS = sorted([*DIR.glob("*.truth.json"), *(FIXTURES / "openllmetry").glob("*.truth.json")])
+TRUTHS = sorted(
+    t
+    for d in ("pydantic_ai", "openllmetry", "vercel_ai")
+    for t in (FIXTURES / d).glob("*.truth.json")
+)
 FILES = [(t, t.parent / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
 
 
@@ -130,3 +138,52 @@ def test_decorated_call_unwraps_keyword_calls(kwargs: dict[str, str], as_json: b
     assert decorated_call(json.dumps(call) if as_json else call) == kwargs
     with_positional = {"args": [1], "kwargs": kwargs}
     assert decorated_call(with_positional) is with_positional
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # the AI SDK's typed items
+        {
+            "role": "tool",
+            "content": [
+                {
+                    "type": "tool-result",
+                    "toolCallId": "call_1",
+                    "toolName": "f",
+                    "output": {"type": "text", "value": "the result"},
+                }
+            ],
+        },
+        # Anthropic's content blocks
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "call_1",
+                    "content": [{"type": "text", "text": "the result"}],
+                }
+            ],
+        },
+    ],
+)
+def test_typed_tool_result_items_keep_their_call_id(message: dict[str, Any]) -> None:
+    parts = message_from(message).parts
+    assert [(p.kind, p.text, p.id) for p in parts] == [("tool_result", "the result", "call_1")]
+
+
+def test_typed_tool_call_items_are_tool_calls() -> None:
+    message = {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Looking it up."},
+            {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": 1}},
+        ],
+    }
+    parts = message_from(message).parts
+    assert [(p.kind, p.id, p.name) for p in parts] == [
+        ("text", "", ""),
+        ("tool_call", "toolu_1", "lookup"),
+    ]
+    assert json.loads(parts[1].arguments) == {"q": 1}

@@ -35,6 +35,24 @@ LLM_OPERATIONS = frozenset(
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 # OpenLLMetry's decorators (``@workflow``, ``@task``, ``@agent``, ``@tool``): the span kind, and
 # the call's arguments and return value as JSON in ``traceloop.entity.input`` / ``.output``.
+# The Vercel AI SDK's own spans (``experimental_telemetry``), by ``ai.operationId``: one
+# ``….doGenerate`` / ``….doStream`` span per model request, ``ai.toolCall`` per tool call, the
+# ``ai.generateText`` (…) span around them.
+AI_SDK_ROLES = {
+    "ai.generateText.doGenerate": "llm",
+    "ai.streamText.doStream": "llm",
+    "ai.generateObject.doGenerate": "llm",
+    "ai.streamObject.doStream": "llm",
+    "ai.toolCall": "tool",
+    "ai.generateText": "agent",
+    "ai.streamText": "agent",
+    "ai.generateObject": "agent",
+    "ai.streamObject": "agent",
+    "ai.embed": "embedding",
+    "ai.embedMany": "embedding",
+    "ai.embed.doEmbed": "embedding",
+    "ai.embedMany.doEmbed": "embedding",
+}
 TRACELOOP_KINDS = {"tool": "tool", "agent": "agent", "workflow": "chain", "task": "chain"}
 _TL_INPUT, _TL_OUTPUT = "traceloop.entity.input", "traceloop.entity.output"
 
@@ -217,6 +235,40 @@ def _tool_call_part(obj: dict[str, Any]) -> Part:
     return Part("tool_call", "", text_of(obj.get("id")), text_of(name), as_text(args))
 
 
+_TOOL_CALL_ITEMS = frozenset({"tool-call", "tool_use"})
+_TOOL_RESULT_ITEMS = frozenset({"tool-result", "tool_result"})
+_CALL_ITEMS = _TOOL_CALL_ITEMS | _TOOL_RESULT_ITEMS
+
+
+def _item_text(value: Any) -> str:
+    """A tool result item's content: the AI SDK's ``{type, value}`` output, a list of text blocks
+    (Anthropic), or the value itself."""
+    if isinstance(value, dict) and "value" in value and "type" in value:
+        value = value["value"]
+    if isinstance(value, list) and all(isinstance(b, dict) and "text" in b for b in value):
+        return "\n".join(text_of(b["text"]) for b in value)
+    return as_text(value)
+
+
+def _typed_part(c: dict[str, Any]) -> Part:
+    """One typed content item as a part: a tool call, a tool result (with its call id), or text."""
+    kind = c.get("type")
+    if kind in _TOOL_RESULT_ITEMS or (kind is None and "toolCallId" in c and "output" in c):
+        out = c.get("output", c.get("result", c.get("content")))
+        return Part(
+            "tool_result", _item_text(out), text_of(c.get("toolCallId") or c.get("tool_use_id"))
+        )
+    if kind in _TOOL_CALL_ITEMS or (kind is None and "toolCallId" in c):
+        return Part(
+            "tool_call",
+            "",
+            text_of(c.get("toolCallId") or c.get("id")),
+            text_of(c.get("toolName") or c.get("name")),
+            as_text(c.get("input", c.get("args"))),
+        )
+    return Part("text", text_of(c.get("text", c.get("content", ""))))
+
+
 def message_from(obj: Any, role: str = "") -> Message:
     """One message in any of the forms the conventions use (parts form, OpenAI form, event body)."""
     if not isinstance(obj, dict):
@@ -246,6 +298,17 @@ def message_from(obj: Any, role: str = "") -> Message:
     msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
+    if isinstance(content, list) and any(
+        isinstance(c, dict) and c.get("type") in _CALL_ITEMS for c in content
+    ):
+        # typed items: the AI SDK's (tool-call, tool-result) or Anthropic's (tool_use,
+        # tool_result) — each call and result its own part, with its id
+        for c in content:
+            msg.parts.append(_typed_part(c) if isinstance(c, dict) else Part("text", as_text(c)))
+        calls = obj.get("tool_calls")
+        if isinstance(calls, list):
+            msg.parts.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
+        return msg
     if isinstance(content, list):
         text = "\n".join(
             text_of(c.get("text", c.get("content", ""))) if isinstance(c, dict) else as_text(c)
@@ -377,18 +440,23 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             a.get("gen_ai.response.model")
             or a.get("gen_ai.request.model")
             or a.get("llm.model_name")
+            or a.get("ai.response.model")
+            or a.get("ai.model.id")
         ),
         provider=text_of(
             a.get("gen_ai.provider.name")
             or a.get("gen_ai.system")
             or a.get("llm.provider")
             or a.get("llm.system")
+            or a.get("ai.model.provider")
         ),
     )
     for key_in, key_out in (
         ("gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"),
         ("gen_ai.usage.prompt_tokens", "gen_ai.usage.completion_tokens"),
         ("llm.token_count.prompt", "llm.token_count.completion"),
+        ("ai.usage.inputTokens", "ai.usage.outputTokens"),
+        ("ai.usage.promptTokens", "ai.usage.completionTokens"),
     ):
         for key in (key_in, key_out):
             if key in a and _int(a[key]) is None:
@@ -418,6 +486,9 @@ _CONTENT_KEYS = (
     "gen_ai.system_instructions",
     "gen_ai.output",
     "genai.output",
+    "ai.prompt.messages",
+    "ai.response.text",
+    "ai.response.toolCalls",
 )
 
 
@@ -507,6 +578,17 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
+    if not call.inputs and "ai.prompt.messages" in a:
+        try:
+            call.inputs = messages_from(a["ai.prompt.messages"])
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad("ai.prompt.messages", exc)
+    if not call.outputs and ("ai.response.text" in a or "ai.response.toolCalls" in a):
+        try:
+            call.outputs = [_ai_sdk_reply(a)]
+        except BadContent as exc:
+            bad("ai.response.toolCalls", exc)
     if not call.outputs:
         # Not content_source: any-agent gives the messages of a trace's first call only, so a
         # call with a reply and no messages reads what came before it as an uncaptured call does.
@@ -515,6 +597,20 @@ def read_llm_content(span: Span, reading: Reading) -> None:
         a.pop(key, None)
     span.events = []
     span.logs = []
+
+
+def _ai_sdk_reply(a: dict[str, Any]) -> Message:
+    """The Vercel AI SDK's reply: ``ai.response.text`` and the ``ai.response.toolCalls`` asked for
+    (``[{toolCallId, toolName, input}]``, ``args`` before v5)."""
+    reply = Message("assistant")
+    text = text_of(_shown(a.get("ai.response.text")))
+    if text:
+        reply.parts.append(Part("text", text))
+    calls = _json_value(a.get("ai.response.toolCalls", "[]"))
+    if not isinstance(calls, list):
+        raise BadContent("expected a JSON array of tool calls")
+    reply.parts.extend(_typed_part(c) for c in calls if isinstance(c, dict))
+    return reply
 
 
 # any-agent (mozilla-ai) writes a call's reply, and a tool's result, as one attribute typed by its
@@ -602,8 +698,15 @@ _TOOL_ARGUMENTS = (
     "tool_arguments",
     "input.value",
     _TL_INPUT,
+    "ai.toolCall.args",
 )
-_TOOL_RESULTS = ("gen_ai.tool.call.result", "output.value", "tool_response", _TL_OUTPUT)
+_TOOL_RESULTS = (
+    "gen_ai.tool.call.result",
+    "output.value",
+    "tool_response",
+    _TL_OUTPUT,
+    "ai.toolCall.result",
+)
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -617,14 +720,20 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
     name = text_of(
-        a.get("gen_ai.tool.name") or a.get("tool.name") or a.get("traceloop.entity.name")
+        a.get("gen_ai.tool.name")
+        or a.get("tool.name")
+        or a.get("traceloop.entity.name")
+        or a.get("ai.toolCall.name")
     )
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
     call = ToolCall(
         name=name,
         call_id=text_of(
-            a.get("gen_ai.tool.call.id") or a.get("tool_call.id") or a.get("tool.call.id")
+            a.get("gen_ai.tool.call.id")
+            or a.get("tool_call.id")
+            or a.get("tool.call.id")
+            or a.get("ai.toolCall.id")
         ),
         # (OpenInference's tool.parameters is the tool's JSON schema, not what this call passed:
         # input.value is; any-agent writes gen_ai.tool.args; pydantic-ai's instrumentation
@@ -734,6 +843,8 @@ def unread_operation(span: Span) -> str | None:
     a = span.attributes
     oi = a.get("openinference.span.kind")
     op_name = a.get("gen_ai.operation.name")
+    if not isinstance(op_name, str) and isinstance(a.get("ai.operationId"), str):
+        op_name = a["ai.operationId"]
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _role(a)[0] not in ("other", "embedding"):
@@ -796,6 +907,9 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
     tl = a.get("traceloop.span.kind")
     if isinstance(tl, str) and tl in TRACELOOP_KINDS:
         return TRACELOOP_KINDS[tl], "traceloop"
+    ai_op = a.get("ai.operationId")
+    if isinstance(ai_op, str):
+        return AI_SDK_ROLES.get(ai_op, "other"), "ai-sdk"
     return "other", "none"
 
 
@@ -813,7 +927,11 @@ def read_span(span: Span) -> Reading:
     elif role == "retrieval":
         reading.op = _retrieval(span, reading)
     elif role in ("agent", "chain"):
-        name = text_of(a.get("gen_ai.agent.name")) or span.name
+        name = (
+            text_of(a.get("gen_ai.agent.name"))
+            or text_of(a.get("ai.telemetry.functionId"))
+            or span.name
+        )
         if role == "agent" and name.startswith("invoke_agent "):
             name = name.removeprefix("invoke_agent ")
         reading.op = Boundary(
