@@ -615,6 +615,9 @@ class _Builder:
                 self._read(reader, self.tool_keys[tool], tool, by)
                 continue
             tool = self.tool_by_text.get(part.text.strip())
+            if tool is None:
+                same = _json_key(part.text)
+                tool = self.tool_by_text.get(same) if same is not None else None
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
@@ -665,6 +668,9 @@ class _Builder:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
             self.tool_by_text[op.result.strip()] = step
+            same = _json_key(op.result)
+            if same is not None:
+                self.tool_by_text.setdefault(same, step)
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
         }
@@ -843,6 +849,75 @@ def step_label(reading: Reading, span: Span) -> str:
     return clean(span.name)
 
 
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
+def _json_key(text: str) -> str | None:
+    """A JSON object or array's canonical text (keys sorted, no spaces), so that a tool result
+    logged by one library's encoder matches the same value sent by another's; None for other
+    text."""
+    t = text.strip()
+    if not t or t[0] not in "{[":
+        return None
+    try:
+        return "\x00json:" + _SORTED.encode(msgspec.json.decode(t)).decode()
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+
+
+def _llm_below(node: Node) -> list[Node]:
+    """The LLM spans in ``node``'s subtree (not ``node`` itself)."""
+    found: list[Node] = []
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.reading.role == "llm":
+            found.append(n)
+        stack.extend(n.children)
+    return found
+
+
+def _one_request(by_id: dict[str, Node], flags: list[tuple[str, str]]) -> None:
+    """An LLM span with exactly one LLM span inside it is one request seen by two layers (a
+    framework's span around its client's: Google ADK's call_llm around generate_content, a
+    LangChain model span around the OpenAI client's): read once, else every call and token is
+    counted twice. The span that captured content is kept as the call (the inner one when both
+    did: it is what was sent), missing token counts and model taken from the other; the other
+    stays in the tree as a plain span."""
+    merged: list[str] = []
+    for outer in list(by_id.values()):
+        if outer.reading.role != "llm" or not outer.children:
+            continue
+        inner_list = _llm_below(outer)
+        if len(inner_list) != 1 or _llm_below(inner_list[0]):
+            continue
+        inner = inner_list[0]
+        a, b = outer.reading.op, inner.reading.op
+        if not isinstance(a, LLMCall) or not isinstance(b, LLMCall):
+            continue
+        read_llm_content(outer.span, outer.reading)
+        read_llm_content(inner.span, inner.reading)
+        keep, drop = (outer, inner) if a.captured and not b.captured else (inner, outer)
+        k, d = keep.reading.op, drop.reading.op
+        assert isinstance(k, LLMCall) and isinstance(d, LLMCall)
+        if k.input_tokens is None and k.output_tokens is None:
+            k.input_tokens, k.output_tokens = d.input_tokens, d.output_tokens
+        k.model = k.model or d.model
+        k.provider = k.provider or d.provider
+        k.finish_reason = k.finish_reason or d.finish_reason
+        drop.reading = Reading(None, "other", drop.reading.convention)
+        merged.append(f"{drop.span.name!r} ({drop.span.span_id})")
+    if merged:
+        flags.append(
+            (
+                "nested-llm-spans",
+                f"{len(merged)} LLM span(s) held exactly one other LLM span and were read with it "
+                f"as one request, counted once: {', '.join(merged[:3])}"
+                + (", …" if len(merged) > 3 else ""),
+            )
+        )
+
+
 def build_tree(
     spans: list[Span],
     flags: list[tuple[str, str]],
@@ -921,6 +996,7 @@ def build_tree(
                 f"{outside} span(s) start or end outside their parent's time range; nesting kept from the parent links",
             )
         )
+    _one_request(by_id, flags)
     untimed = [n.span for n in by_id.values() if n.span.bad_time]
     if untimed:
         named = ", ".join(f"{s.name!r} ({s.span_id}) {_WHICH[s.bad_time]}" for s in untimed[:3])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -269,6 +270,24 @@ def _typed_part(c: dict[str, Any]) -> Part:
     return Part("text", text_of(c.get("text", c.get("content", ""))))
 
 
+def _gemini_part(p: dict[str, Any]) -> Part:
+    """A part of Gemini's ``Content`` (google-genai, Google ADK): ``text``, ``function_call``
+    ``{id, name, args}`` or ``function_response`` ``{id, name, response}`` (or camelCase)."""
+    call = p.get("function_call", p.get("functionCall"))
+    if isinstance(call, dict):
+        return Part(
+            "tool_call",
+            "",
+            text_of(call.get("id")),
+            text_of(call.get("name")),
+            as_text(call.get("args")),
+        )
+    resp = p.get("function_response", p.get("functionResponse"))
+    if isinstance(resp, dict):
+        return Part("tool_result", as_text(resp.get("response")), text_of(resp.get("id")))
+    return Part("text", text_of(p.get("text", p.get("content", ""))))
+
+
 def message_from(obj: Any, role: str = "") -> Message:
     """One message in any of the forms the conventions use (parts form, OpenAI form, event body)."""
     if not isinstance(obj, dict):
@@ -278,6 +297,8 @@ def message_from(obj: Any, role: str = "") -> Message:
         inner.setdefault("role", role or "assistant")
         return message_from(inner, role or "assistant")
     role = text_of(obj.get("role")) or role or "user"
+    if role == "model":  # (Gemini's name for the assistant)
+        role = "assistant"
     parts = obj.get("parts")
     if isinstance(parts, list):
         read: list[Part] = []
@@ -287,7 +308,9 @@ def message_from(obj: Any, role: str = "") -> Message:
                 add(Part("text", as_text(p)))
                 continue
             kind = p.get("type")
-            if kind == "tool_call":
+            if kind is None:
+                add(_gemini_part(p))
+            elif kind == "tool_call":
                 add(_tool_call_part(p))
             elif kind == "tool_call_response":
                 resp = p.get("response", p.get("result"))
@@ -489,7 +512,41 @@ _CONTENT_KEYS = (
     "ai.prompt.messages",
     "ai.response.text",
     "ai.response.toolCalls",
+    "gcp.vertex.agent.llm_request",
+    "gcp.vertex.agent.llm_response",
 )
+# Google ADK's own spans before its GenAI-conventions schema (1.x; ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN
+# =1 since): a call_llm span with the request and response as JSON (Gemini's Content form).
+_ADK_REQUEST, _ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
+
+
+def _adk_content(a: dict[str, Any], call: LLMCall, bad: Callable[[str, BadContent], None]) -> None:
+    """Read a legacy ADK call's ``llm_request`` (``contents``, ``config.system_instruction``) and
+    ``llm_response`` (``content``) into ``call``."""
+    try:
+        request = _json_value(a[_ADK_REQUEST])
+        if not isinstance(request, dict):
+            raise BadContent("expected a JSON object")
+        contents = request.get("contents")
+        if isinstance(contents, list) and contents:
+            call.inputs = [message_from(m) for m in contents]
+            call.content_source = call.content_source or "span attributes"
+        config = request.get("config")
+        system = config.get("system_instruction") if isinstance(config, dict) else None
+        if system and not call.system:
+            # (a plain string, or a Content: never JSON text)
+            call.system = [
+                message_from(system).text() if isinstance(system, dict) else text_of(system)
+            ]
+    except BadContent as exc:
+        bad(_ADK_REQUEST, exc)
+    try:
+        response = _json_value(a.get(_ADK_RESPONSE, "{}"))
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict) and not call.outputs:
+            call.outputs = [message_from(content, "assistant")]
+    except BadContent as exc:
+        bad(_ADK_RESPONSE, exc)
 
 
 def read_llm_content(span: Span, reading: Reading) -> None:
@@ -578,6 +635,8 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
+    if not call.inputs and _ADK_REQUEST in a:
+        _adk_content(a, call, bad)
     if not call.inputs and "ai.prompt.messages" in a:
         try:
             call.inputs = messages_from(a["ai.prompt.messages"])
@@ -699,6 +758,7 @@ _TOOL_ARGUMENTS = (
     "input.value",
     _TL_INPUT,
     "ai.toolCall.args",
+    "gcp.vertex.agent.tool_call_args",
 )
 _TOOL_RESULTS = (
     "gen_ai.tool.call.result",
@@ -706,6 +766,7 @@ _TOOL_RESULTS = (
     "tool_response",
     _TL_OUTPUT,
     "ai.toolCall.result",
+    "gcp.vertex.agent.tool_response",
 )
 
 
