@@ -94,6 +94,7 @@ def test_ranking_upstream_keeps_upstream_order_with_any_embedder() -> None:
             PF, "--at-step", "call-llm#40", "--json", "--embedder", "mock", "--ranking", "upstream"
         ).stdout
     )
+    assert all(s.pop("sourceKind") for s in same["suspects"])  # (afp's field)
     assert same["suspects"] == up["suspects"]
     ev = json.loads(bisect(PF, "--at-step", "call-llm#40", "--json", "--embedder", "mock").stdout)
     assert ev["ranking"] == "evidence-first"
