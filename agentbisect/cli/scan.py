@@ -18,7 +18,7 @@ GATE = "errors"  # the one thing a scan's gate can trip on
 
 PATHS = Arg(
     "paths",
-    "PATH...",
+    "PATH",
     "Runs to scan: files (any format afp reads, gzip too), directories (walked recursively, "
     "regular files only, directory symlinks not followed) and globs ('runs/**/*.json').",
     multiple=True,

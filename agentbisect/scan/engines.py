@@ -64,12 +64,12 @@ def run_ray(tasks: list[FileTask], jobs: int, address: str | None) -> Iterator[F
     if not ray.is_initialized():
         try:
             if address is not None:
-                ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             else:
                 ray.init(
                     num_cpus=jobs,
                     include_dashboard=False,
-                    logging_level=logging.WARNING,
+                    logging_level=logging.ERROR,
                     log_to_driver=False,
                 )
         except (ConnectionError, RuntimeError, ValueError) as exc:

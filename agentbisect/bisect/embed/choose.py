@@ -110,7 +110,8 @@ def default_embedder_name() -> str:
 @functools.cache
 def _wordllama() -> _Inner:
     """One WordLlama model per process: its tokenizer (~70 ms to parse) and table are loaded on
-    first use and kept, so a process localizing many runs (``afp scan --bisect``) loads them once."""
+    first use and kept, so a process localizing many runs (``afp scan``'s suspects) loads them
+    once."""
     from agentbisect.bisect.embed.wordllama import WordLlamaEmbedder
 
     return WordLlamaEmbedder()
