@@ -304,3 +304,29 @@ def test_options_that_need_another(tmp_path: Path) -> None:
     res = cli("scan", str(PLANTED), "-o", out, "--embedder", "mock")
     assert res.exit_code == 2 and "--bisect" in res.stderr
     assert not os.path.exists(out)
+
+
+def test_a_terminal_shows_progress_and_a_summary(tmp_path: Path) -> None:
+    from tests.conftest import afp_on_a_terminal
+
+    src = runs_dir(tmp_path)
+    (src / "more" / "pipe").unlink()
+    code, shown, out = afp_on_a_terminal(
+        "scan",
+        str(src),
+        "-o",
+        str(tmp_path / "fleet"),
+        "--jobs",
+        "1",
+        "--bisect",
+        "--embedder",
+        "mock",
+    )
+    assert code == 0
+    drawn = shown.decode()
+    assert "8/8" in drawn and "runs/s" in drawn and "1 errors" in drawn
+    summary = out.decode()
+    assert "9 (1 with an error)" in summary and "most frequent: " in summary
+    assert "tools most often among the top suspects: " in summary
+    assert "get_refund_policy (" in summary and "lookup_order (" in summary
+    assert "correlational" in summary
