@@ -330,3 +330,17 @@ def test_a_terminal_shows_progress_and_a_summary(tmp_path: Path) -> None:
     assert "tools most often among the top suspects: " in summary
     assert "get_refund_policy (" in summary and "lookup_order (" in summary
     assert "correlational" in summary
+
+
+def test_the_output_directory_is_never_read_as_runs(tmp_path: Path) -> None:
+    shutil.copy(PLANTED, tmp_path / PLANTED.name)
+    for _ in range(2):
+        res = cli("scan", str(tmp_path), "-o", str(tmp_path / "fleet"), "--json")
+        assert res.exit_code == 0, res.stderr
+        assert json.loads(res.stdout)["files"] == 1
+    suspects = cli(
+        "scan", str(PLANTED), "-o", str(tmp_path / "b"), "--bisect", "--embedder", "mock"
+    )
+    assert suspects.exit_code == 0
+    meta = pq.read_schema(tmp_path / "b" / "suspects.parquet").metadata
+    assert meta[b"afp.note"].startswith(b"correlational")

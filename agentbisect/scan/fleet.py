@@ -149,7 +149,18 @@ def scan(
         jobs=jobs,
         seconds=time.perf_counter() - started,
         rescan_reason=prev.reason,
+        warnings=_embedder_notice(bisect, embedder),
     )
+
+
+def _embedder_notice(bisect: bool, embedder: str | None) -> list[str]:
+    """The notice ``afp bisect`` gives when its default embedder falls back to the mock, once
+    for the whole scan (each run's report would say it again)."""
+    if not bisect or embedder is not None:
+        return []
+    from agentbisect.bisect.embed.choose import MOCK_NOTICE, default_embedder_name
+
+    return [MOCK_NOTICE] if default_embedder_name() == "mock" else []
 
 
 def _tools(tally: Tally) -> list[tuple[str, int]]:

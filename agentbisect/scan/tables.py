@@ -22,6 +22,11 @@ from agentbisect.core.files import check_target, commit_temp, temp_beside
 
 ROW_GROUP = 4096  # rows per row group: small enough to bound memory, large enough to query fast
 META_KEY = b"afp.scan"  # key-value metadata: the scan's settings and generation (manifest.py)
+NOTE_KEY = b"afp.note"
+SUSPECTS_NOTE = (
+    "correlational: suspects ranked by afp bisect's evidence without reruns; score and "
+    "evidence_score are proxies, not causal verdicts"
+)
 
 _STR = pa.string()
 _INT = pa.int64()
@@ -139,6 +144,8 @@ class TableWriter:
 
     def __init__(self, directory: str, table: str, metadata: dict[bytes, bytes]) -> None:
         self.final = table_path(directory, table)
+        if table == "suspects":  # the table says what its scores are, wherever it is read
+            metadata = {**metadata, NOTE_KEY: SUSPECTS_NOTE.encode()}
         self.schema = TABLES[table][1].with_metadata(metadata)
         self.temp = temp_beside(self.final)
         self._rows: list[dict[str, Any]] = []
