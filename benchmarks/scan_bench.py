@@ -32,7 +32,7 @@ import otlp_gen
 ROOT = Path(__file__).resolve().parent.parent
 SMALL_SPANS = 11  # 5 chat + 5 tool spans under one agent span
 LARGE_SPANS = 401  # 200 chat + 200 tool spans
-SMALL_PAD = 1_000  # system-instruction characters added per chat span, to reach ~15 KB
+SMALL_PAD = 200  # system-instruction characters added per chat span, to reach ~15 KB
 LARGE_PAD = 12_000  # … and ~3 MB
 
 

@@ -136,7 +136,7 @@ def scan(
         tables={t: table_path(directory, t) for t in names},
         files=len(files),
         read=read,
-        reused=len(files) - len(tasks) + (len(tasks) - read),
+        reused=len(files) - read,  # unchanged by size and mtime, or by content
         dropped=dropped,
         runs=tally.runs,
         errors=tally.errors,
