@@ -16,6 +16,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentbisect.bisect.pipeline.source_kind import SOURCE_KINDS
 from tests.conftest import CAPTURE, FIXTURES, PLANTED, ROOT, afp_proc, cli
@@ -344,3 +346,46 @@ def test_the_output_directory_is_never_read_as_runs(tmp_path: Path) -> None:
     assert suspects.exit_code == 0
     meta = pq.read_schema(tmp_path / "b" / "suspects.parquet").metadata
     assert meta[b"afp.note"].startswith(b"correlational")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "a/c", "b/d"]),
+            st.sampled_from(["file", "fifo", "link-to-dir", "link-to-file", "dangling"]),
+        ),
+        max_size=10,
+    )
+)
+def test_a_walk_opens_regular_files_once_and_follows_no_directory_link(
+    entries: list[tuple[str, str]],
+) -> None:
+    import tempfile
+
+    from agentbisect.scan.walk import expand
+
+    with tempfile.TemporaryDirectory() as tmp:
+        top = Path(tmp) / "top"
+        (top / "a" / "c").mkdir(parents=True)
+        (top / "b" / "d").mkdir(parents=True)
+        outside = Path(tmp) / "outside"
+        outside.mkdir()
+        (outside / "far.json").write_text("{}")
+        want = set()
+        for i, (where, kind) in enumerate(entries):
+            p = top / where / f"e{i}"
+            if kind == "file":
+                p.write_text("{}")
+                want.add(str(p))
+            elif kind == "fifo":
+                os.mkfifo(p)
+            elif kind == "link-to-dir":
+                os.symlink(outside, p)
+            elif kind == "link-to-file":
+                os.symlink(outside / "far.json", p)
+                want.add(str(p))
+            else:
+                os.symlink(Path(tmp) / "nowhere", p)
+        found = list(expand([str(top), str(top / "a")]))
+        assert len(found) == len(set(found)) and set(found) == want
