@@ -38,6 +38,7 @@ MODULES = {
     "events": "events",
     "genui-stats": "genui_stats",
     "record": "record",
+    "scan": "scan",
 }
 
 # The root options (given before the command), declared once like a command's: the fast parser

@@ -101,7 +101,7 @@ def _root(
 
 def _parameter(row: Arg | Opt) -> inspect.Parameter:
     """One row as the typer parameter it declares (annotation and ``typer.Argument``/``Option``)."""
-    kind: Any = list[str] if isinstance(row, Opt) and row.multiple else getattr(row, "kind", str)
+    kind: Any = list[str] if row.multiple else getattr(row, "kind", str)
     default = ... if row.required else row.default
     info: Any
     if isinstance(row, Arg):

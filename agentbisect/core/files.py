@@ -158,3 +158,34 @@ def _fsync_dir(directory: str) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def temp_beside(path: str) -> str:
+    """A new empty temp file in ``path``'s directory, for a writer that streams into a file of
+    its own (a Parquet writer) before ``commit_temp`` renames it into place; the caller removes
+    it if it never gets there. Its mode is what a new file at ``path`` would get."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = _temp_file(path, directory)
+    try:
+        inherit(fd, None)
+    finally:
+        os.close(fd)
+    return tmp
+
+
+def commit_temp(tmp: str, path: str) -> None:
+    """Rename the finished temp file ``tmp`` over ``path`` (``write_atomic``'s last steps: fsync,
+    only a regular file or nothing replaced, the directory fsynced)."""
+    try:
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        check_target(path, force=True)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))

@@ -48,15 +48,19 @@ def number(kind: type, value: str, lo: float | None, hi: float | None) -> Any:
 
 
 class Arg:
-    """The positional argument (each command has at most one)."""
+    """The positional argument (each command has at most one; ``multiple``: one or more values,
+    passed as a list, e.g. ``afp scan PATH...``)."""
 
-    __slots__ = ("default", "help", "metavar", "name", "required")
+    __slots__ = ("default", "help", "metavar", "multiple", "name", "required")
 
-    def __init__(self, name: str, metavar: str, help: str, *, required: bool = True) -> None:
+    def __init__(
+        self, name: str, metavar: str, help: str, *, required: bool = True, multiple: bool = False
+    ) -> None:
         self.name = name
         self.metavar = metavar
         self.help = help
         self.required = required
+        self.multiple = multiple
         self.default = None
 
 

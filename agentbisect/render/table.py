@@ -13,6 +13,7 @@ from agentbisect.results import (
     StepGraphResult,
 )
 from agentbisect.results.call import CallResult
+from agentbisect.results.scan import ScanResult
 
 
 def notes(lines: list[str]) -> None:
@@ -57,5 +58,10 @@ def render(result: object) -> None:
         from agentbisect.render.tables.call import render_call
 
         render_call(result)
+    elif isinstance(result, ScanResult):
+        from agentbisect.render.tables.scan import render_scan
+
+        notes(result.warnings)
+        render_scan(result)
     else:
         raise Unsupported(f"no table rendering for {type(result).__name__}")

@@ -54,6 +54,7 @@ class ImportSummary(Struct, kw_only=True):
     """The part of the ``import`` key every command needs (decoding skips the source map)."""
 
     format: str = ""
+    traceId: str | UnsetType = UNSET  # the trace read, of a file holding several (``traces``)
     traces: list[TraceRef] = []
     flags: list[ImportFlag] = []
 

@@ -13,6 +13,7 @@ Default (library and CLI alike): ``wordllama`` when the ``embed`` extra is insta
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -106,6 +107,16 @@ def default_embedder_name() -> str:
     return "wordllama" if wordllama_available() else "mock"
 
 
+@functools.cache
+def _wordllama() -> _Inner:
+    """One WordLlama model per process: its tokenizer (~70 ms to parse) and table are loaded on
+    first use and kept, so a process localizing many runs (``afp scan``'s suspects) loads them
+    once."""
+    from agentbisect.bisect.embed.wordllama import WordLlamaEmbedder
+
+    return WordLlamaEmbedder()
+
+
 def resolve_embedder(spec: str | None = None, *, use_cache: bool = True) -> ResolvedEmbedder:
     """Build the embedder ``spec`` names (None: the default, with its notice on fallback)."""
     notice = None
@@ -122,9 +133,7 @@ def resolve_embedder(spec: str | None = None, *, use_cache: bool = True) -> Reso
     use_cache = use_cache and not cache_disabled_by_env()
     inner: _Inner
     if spec == "wordllama":
-        from agentbisect.bisect.embed.wordllama import WordLlamaEmbedder
-
-        inner = WordLlamaEmbedder()
+        inner = _wordllama()
         name = "wordllama"
     elif spec.startswith("cmd:"):
         from agentbisect.bisect.embed.command import CommandEmbedder
