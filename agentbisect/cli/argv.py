@@ -1,7 +1,7 @@
 """A small strict parser for ordinary ``afp`` command lines, and the argv rewrite both fronts share.
 
 ``parse`` answers only what it fully recognizes — a known command, its known options as
-``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, one positional argument, plain values
+``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, its positional arguments, plain values
 (see ``table``) — exactly as click and typer would read it. Anything else (help, completion,
 the version, ``--``, bundled short flags, an unknown option, a missing or malformed value, a
 missing argument or required option) gives ``None``: the caller hands the command line to the
@@ -98,10 +98,11 @@ def parse(
         else:
             kwargs[opt.name] = value  # given twice: the last one wins, as in click
         seen.add(opt.name)
-    if len(positional) > 1 or (spec.arg.required and not positional):
+    required = sum(1 for a in spec.args if a.required)
+    if len(positional) > len(spec.args) or len(positional) < required:
         return None
-    if positional:
-        kwargs[spec.arg.name] = positional[0]
+    for a, value in zip(spec.args, positional, strict=False):
+        kwargs[a.name] = value
     if any(opt.required and opt.name not in seen for opt in spec.options):
         return None
     return Call(spec.name, kwargs, debug)

@@ -14,6 +14,7 @@ from agentbisect.results import (
     StepGraphResult,
 )
 from agentbisect.results.call import CallResult
+from agentbisect.results.diff import DiffResult
 
 
 def render(result: object) -> None:
@@ -37,5 +38,8 @@ def render(result: object) -> None:
     elif isinstance(result, GenuiResult):
         notes(result.warnings)
         write_json(result.stats)
+    elif isinstance(result, DiffResult):
+        notes(result.warnings)
+        write_json(result.to_json())
     else:
         raise Unsupported(f"no JSON rendering for {type(result).__name__}")

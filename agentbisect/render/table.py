@@ -13,6 +13,7 @@ from agentbisect.results import (
     StepGraphResult,
 )
 from agentbisect.results.call import CallResult
+from agentbisect.results.diff import DiffResult
 
 
 def notes(lines: list[str]) -> None:
@@ -57,5 +58,10 @@ def render(result: object) -> None:
         from agentbisect.render.tables.call import render_call
 
         render_call(result)
+    elif isinstance(result, DiffResult):
+        from agentbisect.render.tables.diff import render_diff
+
+        notes(result.warnings)
+        render_diff(result)
     else:
         raise Unsupported(f"no table rendering for {type(result).__name__}")

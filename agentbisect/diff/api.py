@@ -1,0 +1,185 @@
+"""``diff_runs``: everything ``afp diff`` does between loading two runs and rendering the result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from msgspec import Struct
+
+from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
+from agentbisect.bisect.options import DEFAULTS
+from agentbisect.core.errors import UsageError
+from agentbisect.diff.alignment import Pair, align
+from agentbisect.diff.differences import differences, pair, rank
+from agentbisect.diff.divergence import context, find
+from agentbisect.diff.steps import AGENT, INPUT, LLM, TOOL, Step, Timeline, require_content, timeline
+from agentbisect.model.run import Run
+from agentbisect.results.diff import (
+    AlignedStep,
+    Alignment,
+    DiffResult,
+    Divergence,
+    RunSide,
+    Scoring,
+    StepRef,
+)
+
+PROXY_NOTE = (
+    "scores are correlational proxies: how much more the bad answer repeats the bad side's "
+    "changed text than the good side's (evidence signals, contrastive)"
+)
+TOP_RESTORED = 3  # the differences the causal check restores, best ranked first
+
+
+class DiffOptions(Struct):
+    embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
+    no_cache: bool = False
+    flip_threshold: float = DEFAULTS.flip_threshold
+    replay: str | None = None  # base URL: restore each top difference and ask again
+    replay_model: str | None = None
+    replay_key_env: str | None = None
+    replay_timeout: float = DEFAULTS.replay_timeout
+    samples: int = 1
+
+
+def _ref(tl: Timeline, i: int | None) -> StepRef | None:
+    if i is None:
+        return None
+    st = tl.steps[i]
+    return StepRef(step=st.step, llmIndex=st.llm_index, op=st.op)
+
+
+def _divergence(good: Timeline, bad: Timeline, p: Pair | None) -> Divergence | None:
+    if p is None or p.good is None or p.bad is None:
+        return None
+    g, b = _ref(good, p.good), _ref(bad, p.bad)
+    assert g is not None and b is not None
+    return Divergence(good=g, bad=b)
+
+
+def _side(tl: Timeline) -> RunSide:
+    return RunSide(
+        file=tl.file,
+        shape=tl.shape,
+        steps=len(tl.steps),
+        llmCalls=sum(1 for s in tl.steps if s.op == LLM),
+    )
+
+
+def _check_comparable(good: Timeline, bad: Timeline, pairs: list[Pair]) -> None:
+    """Refuse two runs with nothing in common: no step but LLM calls aligns and no source text
+    is shared (two different agents)."""
+    structural = sum(
+        1
+        for p in pairs
+        if p.same
+        and p.good is not None
+        and good.steps[p.good].op in (TOOL, AGENT)
+    )
+    keys = {s.key for st in good.steps for s in st.sources}
+    shared = any(s.key in keys for st in bad.steps for s in st.sources)
+    if not structural and not shared:
+        raise UsageError(
+            f"nothing to align: {good.file} and {bad.file} share no step and no context "
+            "(no tool call or agent step alike, no prompt, document or message in common) — "
+            "runs of different agents?"
+        )
+
+
+def _question(tl: Timeline) -> str | None:
+    texts = [s.text for st in tl.steps if st.op == INPUT for s in st.sources]
+    return "\n".join(texts) or None
+
+
+def diff_runs(
+    good: Run,
+    bad: Run,
+    opts: DiffOptions | None = None,
+    *,
+    on_request: Callable[[str], None] | None = None,
+) -> DiffResult:
+    """Align ``good`` and ``bad``, find where they part ways and rank the differences that fed
+    the diverging call (with ``opts.replay``, judge the top ones by asking again)."""
+    opts = opts or DiffOptions()
+    gt, bt = timeline(good), timeline(bad)
+    require_content(gt)
+    require_content(bt)
+    pairs = align(gt.steps, bt.steps)
+    _check_comparable(gt, bt, pairs)
+    resolved = resolve_embedder(opts.embedder, use_cache=not opts.no_cache)
+    warnings: list[str] = [resolved.notice] if resolved.notice else []
+    emb = resolved.embedder
+    from agentbisect.bisect.causal.probes import similarity_changed
+
+    div = find(gt, bt, pairs, partial(similarity_changed, emb, opts.flip_threshold))
+    first_in = pairs[div.first_input] if div.first_input is not None else None
+    first_out = pairs[div.first_output] if div.first_output is not None else None
+    at = first_out if first_out is not None else first_in
+    diffs = []
+    good_answer = bad_answer = None
+    if at is not None and at.good is not None and at.bad is not None:
+        gs: Step = gt.steps[at.good]
+        bs: Step = bt.steps[at.bad]
+        step_pairs = {p.good: p.bad for p in pairs if p.good is not None and p.bad is not None}
+        found, immaterial = pair(context(gt, at.good), context(bt, at.bad), step_pairs)
+        diffs = differences(found, immaterial)
+        if gs.op == LLM:
+            good_answer, bad_answer = gs.shown, bs.shown
+            diffs = rank(
+                diffs,
+                bad_answer,
+                good_answer,
+                lambda texts: embed_many(emb, texts),
+                _question(bt),
+            )
+            if first_out is None:
+                warnings.append(
+                    "the inputs differ but no LLM call's output differs materially: the "
+                    "differences are listed, none changed an answer"
+                )
+    verdicts = False
+    if opts.replay is not None and diffs and at is not None:
+        from agentbisect.diff.restore import restore_top
+
+        assert at.bad is not None
+        restore_top(bad, bt.steps[at.bad], diffs[:TOP_RESTORED], good_answer or "", opts, emb,
+                    on_request)
+        verdicts = all(d.verdict is not None for d in diffs[:TOP_RESTORED] if d.material)
+    aligned = sum(1 for p in pairs if p.good is not None and p.bad is not None)
+    longest = max(len(gt.steps), len(bt.steps), 1)
+    if aligned < longest:
+        warnings.append(
+            f"partial alignment: {aligned} of {longest} steps aligned ({aligned / longest:.0%}); "
+            "the rest are steps of one run only"
+        )
+    alignment = Alignment(
+        goodSteps=len(gt.steps),
+        badSteps=len(bt.steps),
+        aligned=aligned,
+        ratio=round(aligned / longest, 4),
+        steps=[
+            AlignedStep(good=_ref(gt, p.good), bad=_ref(bt, p.bad), same=p.same) for p in pairs
+        ],
+    )
+    method = "evidence signals, contrastive (the good call's output as the expected answer)"
+    return DiffResult(
+        good=_side(gt),
+        bad=_side(bt),
+        diverged=first_in is not None or first_out is not None,
+        firstInputDivergence=_divergence(gt, bt, first_in),
+        firstOutputDivergence=_divergence(gt, bt, first_out),
+        goodAnswer=good_answer,
+        badAnswer=bad_answer,
+        differences=diffs,
+        scoring=Scoring(
+            method=method + (" + replay" if verdicts else ""),
+            embedder=resolved.label,
+            proxy=not verdicts,
+            note=PROXY_NOTE
+            if not verdicts
+            else "each top difference was restored in the bad call and the model asked again",
+        ),
+        alignment=alignment,
+        warnings=warnings,
+    )
