@@ -115,7 +115,18 @@ def diff_runs(
     div = find(gt, bt, pairs, partial(similarity_changed, emb, opts.flip_threshold))
     first_in = pairs[div.first_input] if div.first_input is not None else None
     first_out = pairs[div.first_output] if div.first_output is not None else None
-    at = first_out if first_out is not None else first_in
+    at = pairs[div.fed] if div.fed is not None else (first_out or first_in)
+    if first_out is not None and div.fed != div.first_output:
+        assert first_out.good is not None
+        warnings.append(
+            f"LLM call {gt.steps[first_out.good].step} answered otherwise with the same inputs "
+            "(sampling, or another model or endpoint): the differences listed are those of "
+            + (
+                f"the first call whose inputs differ, {gt.steps[pairs[div.fed].good or 0].step}"
+                if div.fed is not None
+                else "the first step whose inputs differ"
+            )
+        )
     diffs = []
     good_answer = bad_answer = None
     if at is not None and at.good is not None and at.bad is not None:

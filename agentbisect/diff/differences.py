@@ -21,10 +21,13 @@ from difflib import SequenceMatcher
 from agentbisect.bisect.embed.vectors import Vector
 from agentbisect.bisect.evidence.scorer import EvidenceItem, score_evidence
 from agentbisect.diff.normalize import ID_PATTERNS, canonical, id_key_regions
+from agentbisect.bisect.pipeline.source_kind import LLM_OUTPUT, TOOL_RESULT
 from agentbisect.diff.steps import Source
 from agentbisect.results.diff import Change, Difference, SourceSide, Span
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+# a word, a number or code with inner separators (5,000  6:30  SH-240  2026-12-04T10:00Z) as one
+# token, as the evidence signals read them; else one character of punctuation
+_TOKEN = re.compile(r"[^\W_]+(?:[.,:'’\-][^\W_]+)*|[^\w\s]|_")
 MAX_DIFF_TOKENS = 20_000  # past this many tokens a side, a text changes as a whole
 MIN_LIKENESS = 0.2  # two leftover sources are one changed source from this token overlap on
 
@@ -106,7 +109,11 @@ def pair(
         (s for group in by_key.values() for s in group), key=lambda s: (s.owner, s.position)
     )
     pairs: list[tuple[Source | None, Source | None]] = []
-    by_place = {(s.owner, s.position): s for s in left_bad}
+    # by place: the one result of two aligned tool calls, the one output of two aligned LLM
+    # calls (an injection's place in its group depends on the format: paired by text below)
+    by_place = {
+        (s.owner, s.position): s for s in left_bad if s.kind in (TOOL_RESULT, LLM_OUTPUT)
+    }
     rest: list[Source] = []
     for s in left_good:
         at = step_pairs.get(s.owner)
@@ -116,19 +123,28 @@ def pair(
             pairs.append((s, other))
         else:
             rest.append(s)
-    remaining = list(by_place.values())
-    for s in rest:
-        words = _words(s.key)
-        best, best_like = None, MIN_LIKENESS
-        for other in remaining:
-            ow = _words(other.key)
-            like = len(words & ow) / max(1, len(words | ow))
-            if like >= best_like:
-                best, best_like = other, like
-        if best is not None:
-            remaining.remove(best)
-        pairs.append((s, best))
-    pairs.extend((None, s) for s in remaining)
+    taken = {id(b) for _, b in pairs}
+    remaining = [s for s in left_bad if id(s) not in taken]
+    # by likeness, the most alike first
+    words_bad = [_words(b.key) for b in remaining]
+    likes: list[tuple[float, int, int]] = []
+    for i, g in enumerate(rest):
+        wg = _words(g.key)
+        for j, wb in enumerate(words_bad):
+            like = len(wg & wb) / max(1, len(wg | wb))
+            if like >= MIN_LIKENESS:
+                likes.append((like, i, j))
+    used_g: set[int] = set()
+    used_b: set[int] = set()
+    matched: dict[int, int] = {}
+    for _, i, j in sorted(likes, key=lambda x: (-x[0], x[1], x[2])):
+        if i not in used_g and j not in used_b:
+            used_g.add(i)
+            used_b.add(j)
+            matched[i] = j
+    for i, g in enumerate(rest):
+        pairs.append((g, remaining[matched[i]] if i in matched else None))
+    pairs.extend((None, b) for j, b in enumerate(remaining) if j not in used_b)
     return pairs, immaterial
 
 

@@ -29,6 +29,10 @@ class Divergences(Struct):
 
     first_input: int | None
     first_output: int | None
+    # the first LLM call whose output differs while its inputs differ too: the call whose
+    # differing sources are listed (the first output divergence may come with the same inputs:
+    # the model answered otherwise, and the calls after it see that earlier output differ)
+    fed: int | None
 
 
 def facts(text: str) -> set[str]:
@@ -89,6 +93,7 @@ def find(good: Timeline, bad: Timeline, pairs: list[Pair], differs: Differs) -> 
 
     first_in: int | None = None
     first_out: int | None = None
+    fed: int | None = None
     for n, p in enumerate(pairs):
         g = good.steps[p.good] if p.good is not None else None
         b = bad.steps[p.bad] if p.bad is not None else None
@@ -102,15 +107,17 @@ def find(good: Timeline, bad: Timeline, pairs: list[Pair], differs: Differs) -> 
                 or (g.op == TOOL and call_differs(g, b))
             ):
                 first_in = n
-            if first_out is None and g.op == LLM and output_differs(g, b, differs):
-                first_out = n
-        if first_in is not None and first_out is not None:
+            if (first_out is None or fed is None) and g.op == LLM and output_differs(g, b, differs):
+                first_out = n if first_out is None else first_out
+                if open_keys and fed is None:
+                    fed = n
+        if first_in is not None and first_out is not None and fed is not None:
             break
         if g is not None:
             add(outputs_of(g), 1)
         if b is not None:
             add(outputs_of(b), -1)
-    return Divergences(first_in, first_out)
+    return Divergences(first_in, first_out, fed)
 
 
 def context(tl: Timeline, index: int) -> list[Source]:

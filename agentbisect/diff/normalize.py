@@ -85,9 +85,11 @@ def _mask_json(value: Any) -> Any:
 
 
 def id_key_regions(text: str) -> list[tuple[int, int]]:
-    """Where a canonical JSON text holds the value of an id or time key (``request_id``, …)."""
+    """Where a canonical text holds what ``masked`` sets aside besides the id and time patterns:
+    the values of id and time keys of JSON (``request_id``, …), a document's leading label."""
     if not text.startswith(("{", "[")):
-        return []
+        label = _DOC_LABEL.match(text)
+        return [label.span()] if label else []
     return [m.span(2) for m in _MEMBER.finditer(text) if _ID_KEY.search(m.group(1))]
 
 

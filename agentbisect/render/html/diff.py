@@ -13,11 +13,12 @@ def _marked(src: SourceSide | None, changes: list[Change], which: str) -> str:
         return '<span class="muted">(absent in this run)</span>'
     text = src.text
     spans = sorted(
-        ((c.badSpan if which == "bad" else c.goodSpan), c.material) for c in changes
+        [((c.badSpan if which == "bad" else c.goodSpan), c.material) for c in changes],
+        key=lambda x: (x[0].start, x[0].end),
     )
     out: list[str] = []
     pos = 0
-    for sp, material in ((s, m) for s, m in spans):
+    for sp, material in spans:
         if sp.start < pos:
             continue
         out.append(esc(text[pos : sp.start]))
