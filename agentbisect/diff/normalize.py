@@ -87,7 +87,7 @@ def _mask_json(value: Any) -> Any:
 def id_key_regions(text: str) -> list[tuple[int, int]]:
     """Where a canonical text holds what ``masked`` sets aside besides the id and time patterns:
     the values of id and time keys of JSON (``request_id``, …), a document's leading label."""
-    if not text.startswith(("{", "[")):
+    if _json_value(text) is None:
         label = _DOC_LABEL.match(text)
         return [label.span()] if label else []
     return [m.span(2) for m in _MEMBER.finditer(text) if _ID_KEY.search(m.group(1))]

@@ -227,8 +227,36 @@ def timeline(run: Run) -> Timeline:
                 text = text or f"error: {as_text(ev.error) if ev.error is not True else 'error'}"
             done.output = text
             done.add(TOOL_RESULT, done.signature[1], text)
+    if meta is None:
+        _recorded_system_prompts(run, steps)
     lo = run.loaded
     return Timeline(lo.file, lo.shape_name, steps)
+
+
+def _recorded_system_prompts(run: Run, steps: list[Step]) -> None:
+    """The system-prompt parts of an agentfootprint recording's LLM calls that its events do not
+    carry (its base prompt is committed, never injected as an event): the system message of
+    each call's request as ``analyses.call`` rebuilds it. A recording that holds no content
+    stops this at its first call."""
+    from agentbisect.analyses.call import llm_call
+    from agentbisect.core.errors import UsageError
+
+    seen = {s.key for st in steps for s in st.sources if s.kind == SYSTEM_PROMPT}
+    for st in steps:
+        if st.op != LLM:
+            continue
+        try:
+            messages = llm_call(run, st.step).request.get("messages") or []
+        except (UsageError, InputError):
+            return
+        first = messages[0] if messages else {}
+        if first.get("role") != "system" or not isinstance(first.get("content"), str):
+            continue
+        for i, part in enumerate(first["content"].split("\n\n")):
+            key = masked(part)
+            if part.strip() and key not in seen:
+                seen.add(key)
+                st.add(SYSTEM_PROMPT, f"system.p{i + 1}", part)
 
 
 def require_content(tl: Timeline) -> None:
