@@ -134,8 +134,9 @@ def run(
         if value != DIVERGED:
             raise UsageError(f"{DIFF_FAIL_ON.flag} {value}: afp diff's only gate is '{DIVERGED}'")
     check_output(output, force, [good, bad])
+    bad_imports = import_options(bad_trace_id, bad_logs)
     good_run = load_run(good, verbose, import_options(good_trace_id, good_logs))
-    bad_run = load_run(bad, verbose, import_options(bad_trace_id, bad_logs))
+    bad_run = load_run(bad, verbose, bad_imports)
     opts = DiffOptions(
         embedder=embedder,
         no_cache=no_cache,
@@ -145,7 +146,7 @@ def run(
         replay_key_env=replay_key_env,
         replay_timeout=replay_timeout,
     )
-    result = diff_runs(good_run, bad_run, opts)
+    result = diff_runs(good_run, bad_run, opts, bad_import_options=bad_imports)
     emit(name, result, output, force)
     if fail_on and result.diverged:
         raise GateTripped(f"{DIFF_FAIL_ON.flag} {DIVERGED}: the runs part ways")

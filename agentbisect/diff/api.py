@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from msgspec import Struct
 
@@ -13,12 +14,23 @@ from agentbisect.core.errors import UsageError
 from agentbisect.diff.alignment import Pair, align
 from agentbisect.diff.differences import differences, pair, rank
 from agentbisect.diff.divergence import context, find
-from agentbisect.diff.steps import AGENT, INPUT, LLM, TOOL, Step, Timeline, require_content, timeline
+from agentbisect.diff.steps import (
+    AGENT,
+    INPUT,
+    LLM,
+    TOOL,
+    Source,
+    Step,
+    Timeline,
+    require_content,
+    timeline,
+)
 from agentbisect.model.run import Run
 from agentbisect.results.diff import (
     AlignedStep,
     Alignment,
     DiffResult,
+    Difference,
     Divergence,
     RunSide,
     Scoring,
@@ -40,7 +52,6 @@ class DiffOptions(Struct):
     replay_model: str | None = None
     replay_key_env: str | None = None
     replay_timeout: float = DEFAULTS.replay_timeout
-    samples: int = 1
 
 
 def _ref(tl: Timeline, i: int | None) -> StepRef | None:
@@ -97,6 +108,7 @@ def diff_runs(
     bad: Run,
     opts: DiffOptions | None = None,
     *,
+    bad_import_options: Any = None,
     on_request: Callable[[str], None] | None = None,
 ) -> DiffResult:
     """Align ``good`` and ``bad``, find where they part ways and rank the differences that fed
@@ -127,7 +139,8 @@ def diff_runs(
                 else "the first step whose inputs differ"
             )
         )
-    diffs = []
+    diffs: list[Difference] = []
+    behind: dict[int, tuple[Source | None, Source | None]] = {}
     good_answer = bad_answer = None
     if at is not None and at.good is not None and at.bad is not None:
         gs: Step = gt.steps[at.good]
@@ -135,6 +148,8 @@ def diff_runs(
         step_pairs = {p.good: p.bad for p in pairs if p.good is not None and p.bad is not None}
         found, immaterial = pair(context(gt, at.good), context(bt, at.bad), step_pairs)
         diffs = differences(found, immaterial)
+        # the recorded sources behind each difference, for restoring one in the bad request
+        behind = {id(d): src for d, src in zip(diffs, [*found, *immaterial], strict=True)}
         if gs.op == LLM:
             good_answer, bad_answer = gs.shown, bs.shown
             diffs = rank(
@@ -154,8 +169,18 @@ def diff_runs(
         from agentbisect.diff.restore import restore_top
 
         assert at.bad is not None
-        restore_top(bad, bt.steps[at.bad], diffs[:TOP_RESTORED], good_answer or "", opts, emb,
-                    on_request)
+        top = [(d, *behind[id(d)]) for d in diffs[:TOP_RESTORED]]
+        restore_top(
+            bad,
+            bt.steps[at.bad],
+            top,
+            good_answer or "",
+            opts,
+            emb,
+            warnings,
+            import_options=bad_import_options,
+            on_request=on_request,
+        )
         verdicts = all(d.verdict is not None for d in diffs[:TOP_RESTORED] if d.material)
     aligned = sum(1 for p in pairs if p.good is not None and p.bad is not None)
     longest = max(len(gt.steps), len(bt.steps), 1)
