@@ -106,8 +106,10 @@ def _stamp(src: Source, run: str, i: int) -> Source:
     if src.kind != "tool":
         return src
     rid = f"req_{_hex(run, i)}"
-    at = f"2026-12-0{1 + i % 8}T{10 + i:02d}:{(7 * i) % 60:02d}:00Z" if run == "good" else (
-        f"2026-12-0{2 + i % 7}T{9 + i:02d}:{(11 * i) % 60:02d}:31Z"
+    at = (
+        f"2026-12-0{1 + i % 8}T{10 + i:02d}:{(7 * i) % 60:02d}:00Z"
+        if run == "good"
+        else (f"2026-12-0{2 + i % 7}T{9 + i:02d}:{(11 * i) % 60:02d}:31Z")
     )
     return replace(src, text=f"{src.text} [request {rid}, fetched {at}]")
 
@@ -122,10 +124,14 @@ def pair(sc: Scenario) -> tuple[Scenario, Scenario, dict[str, Any]] | None:
     for i, src in enumerate(sc.sources):
         if i == sc.culprit:
             src = replace(src, text=_change(src.text, old, new))
-        elif distractor is None and src.kind == "tool" and (
-            # a planted earlier output is the model answering otherwise with the same inputs:
-            # the distractor then comes after it
-            sc.sources[sc.culprit].kind != "llm" or i > sc.culprit
+        elif (
+            distractor is None
+            and src.kind == "tool"
+            and (
+                # a planted earlier output is the model answering otherwise with the same inputs:
+                # the distractor then comes after it
+                sc.sources[sc.culprit].kind != "llm" or i > sc.culprit
+            )
         ):
             nums = [n for n in NUMBER.findall(src.text) if n not in sc.answer]
             if nums:
@@ -218,7 +224,11 @@ def _cpu(cmd: list[str]) -> float:
 def twin(src: Path, dst: Path) -> None:
     """The run again: other times, call and run ids, and one tool result changed."""
     text = src.read_text(encoding="utf-8")
-    text = re.sub(r'"(ts|wallClockMs)":(\d+)', lambda m: f'"{m.group(1)}":{int(m.group(2)) + 86_400_000}', text)
+    text = re.sub(
+        r'"(ts|wallClockMs)":(\d+)',
+        lambda m: f'"{m.group(1)}":{int(m.group(2)) + 86_400_000}',
+        text,
+    )
     text = re.sub(r'"toolCallId":"c(\d+)"', r'"toolCallId":"call_\1x9f3k2"', text)
     text = text.replace("run-1795000000000-1", "run-1795086400000-7")
     at = text.index('"type":"tool.end"', len(text) // 2)
@@ -255,8 +265,10 @@ def main() -> int:
         t = time.process_time()
         acc = accuracy(out, args.embedder)
         rows = acc["rows"]
-        print(f"afp diff accuracy ({time.process_time() - t:.1f} s CPU; "
-              f"{acc['skipped']} of {len(EVERY)} scenarios skipped: no value to plant)")
+        print(
+            f"afp diff accuracy ({time.process_time() - t:.1f} s CPU; "
+            f"{acc['skipped']} of {len(EVERY)} scenarios skipped: no value to plant)"
+        )
         total = Counter[str]()
         for gf, bf in PAIRS:
             key = f"{gf}→{bf}"

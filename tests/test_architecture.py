@@ -51,6 +51,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "analyses": ("core", "schema", "model", "results", "importers"),
     "genui": ("core", "schema", "results"),
     "bisect": ("core", "schema", "model", "results", "analyses"),
+    # afp diff: two runs compared with the localizer's evidence signals, comparators and replay
+    "diff": ("core", "schema", "model", "results", "analyses", "bisect"),
     # renderers compute nothing: result types, the model's own types, formatting
     "render": ("core", "schema", "model", "results"),
     "cli": (
@@ -62,6 +64,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "analyses",
         "genui",
         "bisect",
+        "diff",
         "render",
     ),
 }
@@ -89,7 +92,7 @@ def test_imports_run_down_the_floors_only(package: str) -> None:
 def test_analyses_use_the_importers_front_door_only() -> None:
     # The importers' interface (the package and its base types) is public; how each format is
     # read is not. bisect reads the run model, never the loaded parts behind it.
-    for pkg in ("analyses", "bisect"):
+    for pkg in ("analyses", "bisect", "diff"):
         for path in (PKG / pkg).rglob("*.py"):
             for mod in imports_of(path):
                 assert mod in ("agentbisect.importers", "agentbisect.importers.base") or not (

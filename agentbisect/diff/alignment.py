@@ -33,9 +33,7 @@ def _pair_block(good: list[Step], bad: list[Step], gi: int, bi: int) -> list[Pai
     out: list[Pair] = []
     j = 0
     for i, g in enumerate(good):
-        hit = next(
-            (k for k in range(j, len(bad)) if bad[k].signature[:2] == g.signature[:2]), None
-        )
+        hit = next((k for k in range(j, len(bad)) if bad[k].signature[:2] == g.signature[:2]), None)
         if hit is None:
             hit = next((k for k in range(j, len(bad)) if bad[k].op == g.op), None)
         if hit is None:

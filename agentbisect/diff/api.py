@@ -29,8 +29,8 @@ from agentbisect.model.run import Run
 from agentbisect.results.diff import (
     AlignedStep,
     Alignment,
-    DiffResult,
     Difference,
+    DiffResult,
     Divergence,
     RunSide,
     Scoring,
@@ -82,11 +82,7 @@ def _check_comparable(good: Timeline, bad: Timeline, pairs: list[Pair]) -> None:
     """Refuse two runs with nothing in common: no step but LLM calls aligns and no source text
     is shared (two different agents)."""
     structural = sum(
-        1
-        for p in pairs
-        if p.same
-        and p.good is not None
-        and good.steps[p.good].op in (TOOL, AGENT)
+        1 for p in pairs if p.same and p.good is not None and good.steps[p.good].op in (TOOL, AGENT)
     )
     keys = {s.key for st in good.steps for s in st.sources}
     shared = any(s.key in keys for st in bad.steps for s in st.sources)
@@ -194,9 +190,7 @@ def diff_runs(
         badSteps=len(bt.steps),
         aligned=aligned,
         ratio=round(aligned / longest, 4),
-        steps=[
-            AlignedStep(good=_ref(gt, p.good), bad=_ref(bt, p.bad), same=p.same) for p in pairs
-        ],
+        steps=[AlignedStep(good=_ref(gt, p.good), bad=_ref(bt, p.bad), same=p.same) for p in pairs],
     )
     method = "evidence signals, contrastive (the good call's output as the expected answer)"
     return DiffResult(

@@ -20,8 +20,8 @@ from difflib import SequenceMatcher
 
 from agentbisect.bisect.embed.vectors import Vector
 from agentbisect.bisect.evidence.scorer import EvidenceItem, score_evidence
-from agentbisect.diff.normalize import ID_PATTERNS, canonical, id_key_regions
 from agentbisect.bisect.pipeline.source_kind import LLM_OUTPUT, TOOL_RESULT
+from agentbisect.diff.normalize import ID_PATTERNS, canonical, id_key_regions
 from agentbisect.diff.steps import Source
 from agentbisect.results.diff import Change, Difference, SourceSide, Span
 
@@ -53,8 +53,15 @@ def changes(good: str, bad: str) -> list[Change]:
     ta = [(m.start(), m.end()) for m in _TOKEN.finditer(good)]
     tb = [(m.start(), m.end()) for m in _TOKEN.finditer(bad)]
     if max(len(ta), len(tb)) > MAX_DIFF_TOKENS:
-        return [Change(good=good, bad=bad, goodSpan=Span(0, len(good)),
-                       badSpan=Span(0, len(bad)), material=True)]
+        return [
+            Change(
+                good=good,
+                bad=bad,
+                goodSpan=Span(0, len(good)),
+                badSpan=Span(0, len(bad)),
+                material=True,
+            )
+        ]
     wa = [good[s:e] for s, e in ta]
     wb = [bad[s:e] for s, e in tb]
     ra, rb = _regions(good), _regions(bad)
@@ -111,16 +118,14 @@ def pair(
     pairs: list[tuple[Source | None, Source | None]] = []
     # by place: the one result of two aligned tool calls, the one output of two aligned LLM
     # calls (an injection's place in its group depends on the format: paired by text below)
-    by_place = {
-        (s.owner, s.position): s for s in left_bad if s.kind in (TOOL_RESULT, LLM_OUTPUT)
-    }
+    by_place = {(s.owner, s.position): s for s in left_bad if s.kind in (TOOL_RESULT, LLM_OUTPUT)}
     rest: list[Source] = []
     for s in left_good:
         at = step_pairs.get(s.owner)
-        other = by_place.get((at, s.position)) if at is not None else None
-        if other is not None and other.kind == s.kind:
-            del by_place[(other.owner, other.position)]
-            pairs.append((s, other))
+        placed = by_place.get((at, s.position)) if at is not None else None
+        if placed is not None and placed.kind == s.kind:
+            del by_place[(placed.owner, placed.position)]
+            pairs.append((s, placed))
         else:
             rest.append(s)
     taken = {id(b) for _, b in pairs}
@@ -180,7 +185,10 @@ def differences(
                 bad=bs,
                 changes=[
                     Change(
-                        good=c.good, bad=c.bad, goodSpan=c.goodSpan, badSpan=c.badSpan,
+                        good=c.good,
+                        bad=c.bad,
+                        goodSpan=c.goodSpan,
+                        badSpan=c.badSpan,
                         material=False,
                     )
                     for c in changes(gs.text, bs.text)
@@ -211,8 +219,8 @@ def rank(
                 items.append(EvidenceItem(f"{i}:{which}", text))
     if items and answer.strip():
         for sc in score_evidence(items, answer, embed_many, expected=expected, question=question):
-            i, which = sc.id.split(":")
-            d = diffs[int(i)]
+            at_, which = sc.id.split(":")
+            d = diffs[int(at_)]
             d.signals[which] = {k: round(v, 4) for k, v in sc.signals.items()}
             d.signals[which]["score"] = round(sc.score, 4)
     for d in diffs:

@@ -64,9 +64,7 @@ def output_differs(a: Step, b: Step, similarity_changed: Differs) -> bool:
         return True
     if [n for n, _ in a.asked] != [n for n, _ in b.asked]:
         return True
-    return any(
-        x and y and not same(x, y) for (_, x), (_, y) in zip(a.asked, b.asked, strict=True)
-    )
+    return any(x and y and not same(x, y) for (_, x), (_, y) in zip(a.asked, b.asked, strict=True))
 
 
 def inputs_of(step: Step) -> list[Source]:
@@ -103,8 +101,7 @@ def find(good: Timeline, bad: Timeline, pairs: list[Pair], differs: Differs) -> 
             add(inputs_of(b), -1)
         if g is not None and b is not None and g.op == b.op:
             if first_in is None and (
-                (g.op == LLM and open_keys)
-                or (g.op == TOOL and call_differs(g, b))
+                (g.op == LLM and open_keys) or (g.op == TOOL and call_differs(g, b))
             ):
                 first_in = n
             if (first_out is None or fed is None) and g.op == LLM and output_differs(g, b, differs):

@@ -68,7 +68,6 @@ def restore_top(
     from agentbisect.analyses.call import llm_call
     from agentbisect.bisect.causal.client import ChatClient, pick_key
     from agentbisect.bisect.causal.probes import similarity_changed
-
     from agentbisect.bisect.options import REPLAY_MODEL
     from agentbisect.core.errors import UsageError
 

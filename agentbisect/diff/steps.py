@@ -80,6 +80,7 @@ class Step(Struct, kw_only=True):
         lines = [self.output] if self.output else []
         lines += [f"→ {name}({args})" for name, args in self.asked]
         return "\n".join(lines)
+
     sources: list[Source] = field(default_factory=list)
 
     def add(self, kind: str, name: str, text: str) -> None:
@@ -148,9 +149,7 @@ def timeline(run: Run) -> Timeline:
     """The steps of ``run`` in the order its events happened."""
     meta = run.import_meta
     events = run.events
-    has_system_slot = any(
-        type(e) is ContextInjected and e.slot == "system-prompt" for e in events
-    )
+    has_system_slot = any(isinstance(e, ContextInjected) and e.slot == "system-prompt" for e in events)
     steps: list[Step] = []
     tools: dict[str, Step] = {}  # open tool calls by call id (else step id)
     llm_by_id: dict[str, Step] = {}
@@ -158,20 +157,19 @@ def timeline(run: Run) -> Timeline:
     llm_count = 0
     entered = False
     for ev in events:
-        t = type(ev)
         rid = ev.runtimeStageId if isinstance(ev.runtimeStageId, str) else ""
-        if t is RunEntry and not entered:
+        if isinstance(ev, RunEntry) and not entered:
             entered = True
             step = Step(op=INPUT, index=len(steps), step=rid, signature=(INPUT,))
             for text in _user_messages(run, ev.payload):
                 step.add(USER_MESSAGE, "user", text)
             steps.append(step)
-        elif t is SubflowEntry:
+        elif isinstance(ev, SubflowEntry):
             if ev.isAgentInternal is True or isinstance(ev.slotKind, str):
                 continue  # the agent's own plumbing and the prompt slots are not steps
             name = ev.subflowName if isinstance(ev.subflowName, str) else ""
             steps.append(Step(op=AGENT, index=len(steps), step=rid, signature=(AGENT, name)))
-        elif t is ContextInjected:
+        elif isinstance(ev, ContextInjected):
             # a retriever's step is its own source in a trace's source map; an injection shares
             # its call's step id there, so its kind is its flavor's
             src = meta.sources.get(rid) if meta is not None else None
@@ -186,7 +184,7 @@ def timeline(run: Run) -> Timeline:
                 steps.append(prev)
             sid = ev.sourceId if isinstance(ev.sourceId, str) else ""
             prev.add(kind, sid, as_text(ev.contentSummary))
-        elif t is LlmStart:
+        elif isinstance(ev, LlmStart):
             if rid in llm_by_id:
                 continue
             step = Step(op=LLM, index=len(steps), step=rid, signature=(LLM,), llm_index=llm_count)
@@ -197,26 +195,32 @@ def timeline(run: Run) -> Timeline:
                     step.add(SYSTEM_PROMPT, f"system.p{i + 1}", part)
             steps.append(step)
             last_llm = step
-        elif t is LlmEnd:
+        elif isinstance(ev, LlmEnd):
             step_or_none = llm_by_id.get(rid)
             if step_or_none is None:
                 continue
             text = as_text(ev.content)
             step_or_none.output = text
             step_or_none.add(LLM_OUTPUT, "assistant", text)
-        elif t is ToolStart:
+        elif isinstance(ev, ToolStart):
             if not ev.dispatched:
                 continue
             name = ev.toolName if isinstance(ev.toolName, str) else ""
             args = canonical(as_text(ev.args))
-            step = Step(op=TOOL, index=len(steps), step=rid, signature=(TOOL, name, masked(args)), inputs=args)
+            step = Step(
+                op=TOOL,
+                index=len(steps),
+                step=rid,
+                signature=(TOOL, name, masked(args)),
+                inputs=args,
+            )
             steps.append(step)
             tools[rid] = step
             if isinstance(ev.toolCallId, str):
                 tools[ev.toolCallId] = step
             if last_llm is not None:
                 last_llm.asked.append((name, args))
-        elif t is ToolEnd:
+        elif isinstance(ev, ToolEnd):
             call_id = ev.toolCallId if isinstance(ev.toolCallId, str) else None
             done = tools.pop(call_id, None) if call_id is not None else None
             done = tools.pop(rid, done)

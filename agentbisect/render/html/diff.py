@@ -4,7 +4,7 @@ changed spans marked, and the aligned timeline (every recorded string escaped by
 from __future__ import annotations
 
 from agentbisect.render.html.page import esc, table, ths, totals
-from agentbisect.results.diff import AlignedStep, Change, DiffResult, Difference, SourceSide
+from agentbisect.results.diff import AlignedStep, Change, Difference, DiffResult, SourceSide
 
 
 def _marked(src: SourceSide | None, changes: list[Change], which: str) -> str:
@@ -38,7 +38,7 @@ def _who(src: SourceSide | None) -> str:
 
 
 def _difference_row(i: int, d: Difference, proxy: bool) -> str:
-    score = f"{d.score:+.3f}" if d.material else "ids/times only"
+    score = f"{d.score:+.3f}" if d.material else "immaterial (ids, times, labels)"
     if d.verdict is not None:
         score += f'<br><span class="v-{esc(d.verdict.verdict)}">{esc(d.verdict.verdict)}</span>'
     label = " (proxy)" if proxy and d.material else ""
@@ -105,7 +105,7 @@ def diff_body(r: DiffResult) -> str:
     mode = "corr" if r.scoring.proxy else "causal"
     answers = (
         '<section class="answer"><h2>The diverging call</h2>'
-        f'<table><thead><tr>{"".join(ths("good", "bad"))}</tr></thead><tbody><tr>'
+        f"<table><thead><tr>{''.join(ths('good', 'bad'))}</tr></thead><tbody><tr>"
         f"<td class='said'>{_where(r, 'good')}<p>{esc(r.goodAnswer or '')}</p></td>"
         f"<td class='said'>{_where(r, 'bad')}<p>{esc(r.badAnswer or '')}</p></td>"
         "</tr></tbody></table></section>"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from agentbisect.render.console import stdout_console
 from agentbisect.render.safetext import safe, scrub, shorten
-from agentbisect.results.diff import Change, DiffResult, Difference, Divergence, SourceSide
+from agentbisect.results.diff import Change, Difference, DiffResult, Divergence, SourceSide
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -92,7 +92,9 @@ def render_diff(r: DiffResult) -> None:
         )
     )
     if not r.diverged:
-        out.print(safe("No divergence: the runs differ in ids, times and formatting only.", "green"))
+        out.print(
+            safe("No divergence: the runs differ in ids, times and formatting only.", "green")
+        )
         return
     out.print(safe(f"first input divergence:  {_where(r.firstInputDivergence)}"))
     out.print(safe(f"first output divergence: {_where(r.firstOutputDivergence)}"))
@@ -111,7 +113,7 @@ def render_diff(r: DiffResult) -> None:
     table.add_column("bad", overflow="fold", ratio=1)
     table.add_column(label, justify="right")
     for i, d in enumerate(shown, 1):
-        score = f"{d.score:+.3f}" if d.material else "ids/times"
+        score = f"{d.score:+.3f}" if d.material else "immaterial"
         if d.verdict is not None:
             score += f"\n{d.verdict.verdict}"
         table.add_row(
