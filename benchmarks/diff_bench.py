@@ -171,7 +171,8 @@ def right_call(sc: Scenario) -> int:
 
 
 def accuracy(out: Path, embedder: str | None) -> dict[str, Any]:
-    from agentbisect.diff.api import DiffOptions, diff_runs
+    from agentbisect.diff.api import diff_runs
+    from agentbisect.diff.options import DiffOptions
     from agentbisect.importers import open_run
 
     opts = DiffOptions(embedder=embedder)

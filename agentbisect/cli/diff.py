@@ -127,7 +127,8 @@ def run(
 ) -> None:
     from agentbisect.cli.common import import_options, load_run, pick_json_format
     from agentbisect.cli.output import check_output, emit
-    from agentbisect.diff.api import DiffOptions, diff_runs
+    from agentbisect.diff.api import diff_runs
+    from agentbisect.diff.options import DiffOptions
 
     name = pick_json_format(fmt, as_json)
     for value in fail_on:

@@ -6,14 +6,12 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from msgspec import Struct
-
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
-from agentbisect.bisect.options import DEFAULTS
 from agentbisect.core.errors import UsageError
 from agentbisect.diff.alignment import Pair, align
 from agentbisect.diff.differences import differences, pair, rank
 from agentbisect.diff.divergence import context, find
+from agentbisect.diff.options import DiffOptions
 from agentbisect.diff.steps import (
     AGENT,
     INPUT,
@@ -42,16 +40,6 @@ PROXY_NOTE = (
     "changed text than the good side's (evidence signals, contrastive)"
 )
 TOP_RESTORED = 3  # the differences the causal check restores, best ranked first
-
-
-class DiffOptions(Struct):
-    embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
-    no_cache: bool = False
-    flip_threshold: float = DEFAULTS.flip_threshold
-    replay: str | None = None  # base URL: restore each top difference and ask again
-    replay_model: str | None = None
-    replay_key_env: str | None = None
-    replay_timeout: float = DEFAULTS.replay_timeout
 
 
 def _ref(tl: Timeline, i: int | None) -> StepRef | None:

@@ -21,7 +21,7 @@ from agentbisect.results.diff import Difference, Verdict
 
 if TYPE_CHECKING:
     from agentbisect.bisect.embed.vectors import Embedder
-    from agentbisect.diff.api import DiffOptions
+    from agentbisect.diff.options import DiffOptions
     from agentbisect.diff.steps import Source, Step
     from agentbisect.model.run import Run
 

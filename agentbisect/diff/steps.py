@@ -149,7 +149,9 @@ def timeline(run: Run) -> Timeline:
     """The steps of ``run`` in the order its events happened."""
     meta = run.import_meta
     events = run.events
-    has_system_slot = any(isinstance(e, ContextInjected) and e.slot == "system-prompt" for e in events)
+    has_system_slot = any(
+        isinstance(e, ContextInjected) and e.slot == "system-prompt" for e in events
+    )
     steps: list[Step] = []
     tools: dict[str, Step] = {}  # open tool calls by call id (else step id)
     llm_by_id: dict[str, Step] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentbisect.core.options import JSON
 from agentbisect.render.console import stdout_console
 from agentbisect.render.safetext import safe, scrub, shorten
 from agentbisect.results.diff import Change, Difference, DiffResult, Divergence, SourceSide
@@ -127,5 +128,5 @@ def render_diff(r: DiffResult) -> None:
     out.print(table)
     rest = len(r.differences) - len(shown)
     if rest > 0:
-        out.print(safe(f"… {rest} more (--json lists every one)".replace("--json", "JSON"), "dim"))
+        out.print(safe(f"… {rest} more ({JSON.flag} lists every one)", "dim"))
     out.print(safe(f"scores: {r.scoring.note}", "dim"))
