@@ -240,14 +240,15 @@ def timeline(run: Run) -> Timeline:
 
 
 def _recorded_system_prompts(run: Run, steps: list[Step]) -> None:
-    """The system-prompt parts of an agentfootprint recording's LLM calls that its events do not
-    carry (its base prompt is committed, never injected as an event): the system message of
-    each call's request as ``analyses.call`` rebuilds it. A recording that holds no content
-    stops this at its first call."""
+    """What an agentfootprint recording's events do not carry, from each LLM call's request as
+    ``analyses.call`` rebuilds it: the base prompt (committed, never injected as an event) as
+    system-prompt parts, and the whole text of an injection whose event keeps a summary. A
+    recording that holds no content stops this at its first call."""
     from agentbisect.analyses.call import llm_call
     from agentbisect.core.errors import UsageError
 
     seen = {s.key for st in steps for s in st.sources if s.kind == SYSTEM_PROMPT}
+    injected = [s for st in steps if st.op in (INJECTION, RETRIEVAL) for s in st.sources]
     for st in steps:
         if st.op != LLM:
             continue
@@ -255,6 +256,18 @@ def _recorded_system_prompts(run: Run, steps: list[Step]) -> None:
             messages = llm_call(run, st.step).request.get("messages") or []
         except (UsageError, InputError):
             return
+        parts = [
+            p
+            for m in messages
+            if m.get("role") == "system" and isinstance(m.get("content"), str)
+            for p in m["content"].split("\n\n")
+        ]
+        for src in injected:
+            short = src.text.rstrip(" .,;:…")
+            whole = next((p for p in parts if p != src.text and p.startswith(short)), None)
+            if short and whole is not None:
+                src.text, src.key = whole, masked(whole)
+        seen.update(s.key for s in injected)
         first = messages[0] if messages else {}
         if first.get("role") != "system" or not isinstance(first.get("content"), str):
             continue
