@@ -145,7 +145,6 @@ def test_recorded_text_is_escaped_in_the_page(tmp_path: Path) -> None:
 
 
 def test_replay_restoring_the_planted_source_fixes_the_answer() -> None:
-    good_answer = json.loads(Path(GOOD).read_text())  # noqa: F841 - the fake answers by rule
     right = (
         "Yes — kitchen appliances can come back within 93 days of delivery, and your EM-200 "
         "arrived on 4 March, so you are well inside the window."
@@ -208,3 +207,23 @@ def test_alignment_pairs_a_changed_call_and_leaves_an_extra_one_a_gap() -> None:
         (None, 2, False),
         (2, 3, True),
     ]
+
+
+def test_each_side_takes_its_own_log_records_and_trace() -> None:
+    logs = FIXTURES / "otel" / "oaiv2-2.4b0-event-only.console-logs"
+    run, records = str(logs) + ".otlp.json", str(logs) + ".logs.otlp.json"
+    both = ("--good-logs", records, "--bad-logs", records)
+    doc = diff_json(run, run, *both)
+    assert doc["diverged"] is False and doc["alignment"]["aligned"] == 7
+    # without its log records the bad side holds no content: one line, exit 2
+    res = cli("diff", run, run, "--good-logs", records, *MOCK)
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and "content" in res.stderr
+    two = str(FIXTURES / "otel" / "oaiv2-2.4b0-span-only.two-traces.otlp.json")
+    ids = ("0ff7fb98735f003d4f8c4c00a71cb5df", "adc6e60306774981a498240eb6481ae3")
+    doc = diff_json(two, two, "--good-trace-id", ids[0], "--bad-trace-id", ids[1])
+    assert doc["diverged"] is True
+    assert doc["firstOutputDivergence"]["bad"] == {"step": "chat#4", "llmIndex": 1, "op": "llm"}
+    assert (
+        diff_json(two, two, "--good-trace-id", ids[1], "--bad-trace-id", ids[1])["diverged"]
+        is False
+    )
