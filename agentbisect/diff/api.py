@@ -149,10 +149,13 @@ def diff_runs(
                     "differences are listed, none changed an answer"
                 )
     verdicts = False
-    if opts.replay is not None and diffs and at is not None:
+    replayable = at is not None and at.bad is not None and bt.steps[at.bad].op == LLM
+    if opts.replay is not None and not (diffs and replayable):
+        warnings.append("nothing to replay: no LLM call's inputs differ between the runs")
+    if opts.replay is not None and diffs and replayable:
         from agentbisect.diff.restore import restore_top
 
-        assert at.bad is not None
+        assert at is not None and at.bad is not None
         top = [(d, *behind[id(d)]) for d in diffs[:TOP_RESTORED]]
         restore_top(
             bad,
