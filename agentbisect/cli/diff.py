@@ -58,6 +58,10 @@ DIFF_REPLAY = REPLAY.replace(
     "send it to the OpenAI-compatible URL/chat/completions and see whether the answer comes "
     "back right (without it every score is a correlational proxy)."
 )
+DIFF_FLIP_THRESHOLD = FLIP_THRESHOLD.replace(
+    help="Similarity comparator: two LLM outputs that state the same numbers, codes and names "
+    "still differ when their similarity is below R."
+)
 FORMAT = format_opt(DiffFormat, REPORT_FORMATS)
 
 HELP = f"""Compare a good run with a bad run of the same task: where they part ways, and which
@@ -93,7 +97,7 @@ SPEC = CommandSpec(
     GOOD_TRACE_ID,
     BAD_TRACE_ID,
     EMBEDDER,
-    FLIP_THRESHOLD,
+    DIFF_FLIP_THRESHOLD,
     NO_CACHE,
     DIFF_REPLAY,
     REPLAY_MODEL,
