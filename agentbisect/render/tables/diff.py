@@ -103,8 +103,10 @@ def render_diff(r: DiffResult) -> None:
         out.print(safe("  good answer: ", "green"), safe(shorten(r.goodAnswer, 160)), sep="")
     if r.badAnswer is not None:
         out.print(safe("  bad answer:  ", "red"), safe(shorten(r.badAnswer, 160)), sep="")
-    shown = r.differences[:TOP]
-    material = sum(1 for d in r.differences if d.material)
+    # one screen: the material differences; immaterial ones (ids, times, labels) are counted
+    material_diffs = [d for d in r.differences if d.material]
+    shown = material_diffs[:TOP]
+    material = len(material_diffs)
     label = "proxy" if r.scoring.proxy else "score"
     table = Table(show_lines=True, expand=False, title=f"differences that fed it ({material})")
     table.add_column("#", justify="right")
@@ -114,7 +116,7 @@ def render_diff(r: DiffResult) -> None:
     table.add_column("bad", overflow="fold", ratio=1)
     table.add_column(label, justify="right")
     for i, d in enumerate(shown, 1):
-        score = f"{d.score:+.3f}" if d.material else "immaterial"
+        score = f"{d.score:+.3f}"
         if d.verdict is not None:
             score += f"\n{d.verdict.verdict}"
         table.add_row(
@@ -126,7 +128,11 @@ def render_diff(r: DiffResult) -> None:
             safe(score),
         )
     out.print(table)
-    rest = len(r.differences) - len(shown)
-    if rest > 0:
-        out.print(safe(f"… {rest} more ({JSON.flag} lists every one)", "dim"))
+    rest = material - len(shown)
+    immaterial = len(r.differences) - material
+    more = [f"{rest} more"] if rest > 0 else []
+    if immaterial:
+        more.append(f"{immaterial} immaterial (only ids, times or labels differ)")
+    if more:
+        out.print(safe(f"… {' and '.join(more)}: {JSON.flag} lists every one", "dim"))
     out.print(safe(f"scores: {r.scoring.note}", "dim"))
