@@ -227,3 +227,35 @@ def test_each_side_takes_its_own_log_records_and_trace() -> None:
         diff_json(two, two, "--good-trace-id", ids[1], "--bad-trace-id", ids[1])["diverged"]
         is False
     )
+
+
+def test_changed_spans_are_whole_values_and_ids_are_immaterial() -> None:
+    from agentbisect.diff.differences import changes
+
+    good = "Up to 5,000 requests a minute [request req_8f3a2b9c1d7e, at 2026-12-01T10:00:00Z]"
+    bad = "Up to 5,003 requests a minute [request req_1a2b3c4d5e6f, at 2026-12-02T09:30:00Z]"
+    got = [(c.good, c.bad, c.material) for c in changes(good, bad)]
+    assert got[0] == ("5,000", "5,003", True)  # a number with separators is one value
+    assert all(not material for _, _, material in got[1:]) and len(got) == 3
+    first = changes(good, bad)[0]
+    assert good[first.goodSpan.start : first.goodSpan.end] == "5,000"
+    label = changes("[kb:a] Text here.", "Text here.")
+    assert [(c.good, c.material) for c in label] == [("[kb:a]", False)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=120), st.text(max_size=120))
+def test_every_change_is_the_text_at_its_span(good: str, bad: str) -> None:
+    from agentbisect.diff.differences import changes
+
+    found = changes(good, bad)
+    for c in found:
+        assert good[c.goodSpan.start : c.goodSpan.end] == c.good
+        assert bad[c.badSpan.start : c.badSpan.end] == c.bad
+    assert (found == []) == (_tokens(good) == _tokens(bad))  # whitespace alone is no change
+
+
+def _tokens(text: str) -> list[str]:
+    from agentbisect.diff.differences import _TOKEN
+
+    return _TOKEN.findall(text)
