@@ -8,6 +8,9 @@ from agentbisect.bisect.options import DEFAULTS
 
 
 class DiffOptions(Struct):
+    """The options of ``diff_runs``: the embedder of the scores and the comparator, the
+    comparator's threshold, and the replay endpoint of the causal check."""
+
     embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
     no_cache: bool = False
     flip_threshold: float = DEFAULTS.flip_threshold
