@@ -20,6 +20,9 @@ The library API, usable without the CLI (every name is imported on first use, so
 ``llm_call(run, step)``
     One LLM call as the chat-completions request it was and its recorded response (``afp
     call``) → ``CallResult``.
+``diff_runs(good, bad, DiffOptions(...))``
+    Everything ``afp diff`` does (alignment, first divergences, ranked differences, replay)
+    → ``DiffResult``.
 ``aggregate(run, *, show_all=False, drill=None)``
     Rollups, boundary index and step strip → ``AggregateResult``.
 ``select_events(run, *, types=None, stage=None, path=None, at=None, limit=None)``
@@ -49,6 +52,8 @@ _EXPORTS = {
     "llm_call": "agentbisect.analyses.call",
     "bisect_run": "agentbisect.bisect.api",
     "BisectOptions": "agentbisect.bisect.api",
+    "diff_runs": "agentbisect.diff.api",
+    "DiffOptions": "agentbisect.diff.options",
     "aggregate": "agentbisect.analyses.aggregate",
     "select_events": "agentbisect.analyses.select",
     "genui_stats": "agentbisect.genui.stats",
@@ -60,11 +65,13 @@ _EXPORTS = {
 
 __all__ = [
     "BisectOptions",
+    "DiffOptions",
     "HonestyFlag",
     "Run",
     "__version__",
     "aggregate",
     "bisect_run",
+    "diff_runs",
     "genui_stats",
     "get_renderer",
     "llm_call",
@@ -83,6 +90,8 @@ if TYPE_CHECKING:
     from agentbisect.bisect.api import BisectOptions, bisect_run
     from agentbisect.bisect.pipeline.localize import localize
     from agentbisect.core.honesty import HonestyFlag
+    from agentbisect.diff.api import diff_runs
+    from agentbisect.diff.options import DiffOptions
     from agentbisect.genui.stats import genui_stats
     from agentbisect.importers import open_run
     from agentbisect.model.record import record_run

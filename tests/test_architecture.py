@@ -53,6 +53,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "bisect": ("core", "schema", "model", "results", "analyses"),
     # afp scan: many runs through the importers' front door, aggregate and bisect, into tables
     "scan": ("core", "schema", "model", "results", "importers", "analyses", "bisect"),
+    # afp diff: two runs compared with the localizer's evidence signals, comparators and replay
+    "diff": ("core", "schema", "model", "results", "analyses", "bisect"),
     # renderers compute nothing: result types, the model's own types, formatting
     "render": ("core", "schema", "model", "results"),
     "cli": (
@@ -65,6 +67,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "genui",
         "bisect",
         "scan",
+        "diff",
         "render",
     ),
 }
@@ -92,7 +95,7 @@ def test_imports_run_down_the_floors_only(package: str) -> None:
 def test_analyses_use_the_importers_front_door_only() -> None:
     # The importers' interface (the package and its base types) is public; how each format is
     # read is not. bisect reads the run model, never the loaded parts behind it.
-    for pkg in ("analyses", "bisect", "scan"):
+    for pkg in ("analyses", "bisect", "scan", "diff"):
         for path in (PKG / pkg).rglob("*.py"):
             for mod in imports_of(path):
                 assert mod in ("agentbisect.importers", "agentbisect.importers.base") or not (

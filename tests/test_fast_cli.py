@@ -80,8 +80,10 @@ def command_lines(draw: st.DrawFn) -> list[str]:
     if opt_required := [o for o in spec.options if o.required]:
         for o in opt_required:
             tokens += [o.flags[0], "out.json"]
-    if spec.arg.required or draw(st.booleans()):
-        tokens.insert(draw(st.integers(0, len(tokens))), draw(st.sampled_from(["run.json", "-"])))
+    for arg in spec.args:  # afp diff takes two runs
+        if arg.required or draw(st.booleans()):
+            at = draw(st.integers(0, len(tokens)))
+            tokens.insert(at, draw(st.sampled_from(["run.json", "-"])))
     extra = draw(st.sampled_from([[], [], [], ["--debug"], ["-v"], ["--help"], ["-x"], ["--"]]))
     for token in extra:
         tokens.insert(draw(st.integers(0, len(tokens))), token)

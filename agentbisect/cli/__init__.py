@@ -35,6 +35,7 @@ MODULES = {
     "aggregate": "aggregate",
     "bisect": "bisect",
     "call": "call",
+    "diff": "diff",
     "events": "events",
     "genui-stats": "genui_stats",
     "record": "record",

@@ -1,8 +1,8 @@
 """A small strict parser for ordinary ``afp`` command lines, and the argv rewrite both fronts share.
 
 ``parse`` answers only what it fully recognizes — a known command, its known options as
-``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, one positional argument (several for
-a ``multiple`` one), plain values (see ``table``) — exactly as click and typer would read it. Anything else (help, completion,
+``--name VALUE``, ``--name=VALUE``, ``-x VALUE`` or a flag, its positional arguments (the last
+may take several), plain values (see ``table``) — exactly as click and typer would read it. Anything else (help, completion,
 the version, ``--``, bundled short flags, an unknown option, a missing or malformed value, a
 missing argument or required option) gives ``None``: the caller hands the command line to the
 typer app, whose messages and exit codes are then the only ones a user ever sees.
@@ -98,10 +98,16 @@ def parse(
         else:
             kwargs[opt.name] = value  # given twice: the last one wins, as in click
         seen.add(opt.name)
-    if (len(positional) > 1 and not spec.arg.multiple) or (spec.arg.required and not positional):
+    rows = spec.args
+    many = rows[-1] if rows[-1].multiple else None
+    fixed = rows[:-1] if many is not None else rows
+    required = sum(1 for a in rows if a.required)
+    if (many is None and len(positional) > len(fixed)) or len(positional) < required:
         return None
-    if positional:
-        kwargs[spec.arg.name] = positional if spec.arg.multiple else positional[0]
+    for a, value in zip(fixed, positional, strict=False):
+        kwargs[a.name] = value
+    if many is not None and len(positional) > len(fixed):
+        kwargs[many.name] = positional[len(fixed) :]
     if any(opt.required and opt.name not in seen for opt in spec.options):
         return None
     return Call(spec.name, kwargs, debug)

@@ -131,7 +131,7 @@ def command_of(spec: CommandSpec, body: Callable[..., Any]) -> Callable[..., Non
         if code:
             raise typer.Exit(code)
 
-    rows: list[Arg | Opt] = [spec.arg, *spec.options]
+    rows: list[Arg | Opt] = [*spec.args, *spec.options]
     params = [_parameter(row) for row in rows]
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}

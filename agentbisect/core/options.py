@@ -48,8 +48,8 @@ def number(kind: type, value: str, lo: float | None, hi: float | None) -> Any:
 
 
 class Arg:
-    """The positional argument (each command has at most one; ``multiple``: one or more values,
-    passed as a list, e.g. ``afp scan PATH...``)."""
+    """A positional argument (most commands take one; ``afp diff`` takes two, in order; a
+    ``multiple`` one, last, takes one or more values, passed as a list: ``afp scan PATH...``)."""
 
     __slots__ = ("default", "help", "metavar", "multiple", "name", "required")
 
@@ -175,15 +175,17 @@ FORCE = Opt("force", "--force", kind=bool, help="With -o: replace an existing re
 
 
 class CommandSpec:
-    """A command's name, help, its positional argument and its options, in declaration order
-    (the order of the help and of the body's keyword arguments)."""
+    """A command's name, help, its positional argument (or arguments, in order: ``afp diff``
+    takes two runs) and its options, in declaration order (the order of the help and of the
+    body's keyword arguments)."""
 
-    __slots__ = ("arg", "by_flag", "by_name", "help", "name", "options")
+    __slots__ = ("arg", "args", "by_flag", "by_name", "help", "name", "options")
 
-    def __init__(self, name: str, help: str, arg: Arg, *options: Opt) -> None:
+    def __init__(self, name: str, help: str, arg: Arg | tuple[Arg, ...], *options: Opt) -> None:
         self.name = name
         self.help = help
-        self.arg = arg
+        self.args = arg if isinstance(arg, tuple) else (arg,)
+        self.arg = self.args[0]
         self.options = options
         self.by_flag = {flag: opt for opt in options for flag in opt.flags}
         self.by_name = {opt.name: opt for opt in options}
@@ -194,7 +196,7 @@ class CommandSpec:
 
     def defaults(self) -> dict[str, Any]:
         """The keyword values of a call that gives no option (typer's values for absent ones)."""
-        out: dict[str, Any] = {self.arg.name: self.arg.default}
+        out: dict[str, Any] = {a.name: a.default for a in self.args}
         for opt in self.options:
             default = opt.default
             out[opt.name] = list(default) if isinstance(default, list) else default

@@ -38,3 +38,11 @@ class CallFormat(StrEnum):
 
     table = "table"
     json = "json"
+
+
+class DiffFormat(StrEnum):
+    """``diff``: one screen, the JSON document, or the two-column page."""
+
+    table = "table"
+    json = "json"
+    html = "html"

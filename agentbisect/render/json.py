@@ -14,6 +14,7 @@ from agentbisect.results import (
     StepGraphResult,
 )
 from agentbisect.results.call import CallResult
+from agentbisect.results.diff import DiffResult
 from agentbisect.results.scan import ScanResult
 
 
@@ -38,7 +39,7 @@ def render(result: object) -> None:
     elif isinstance(result, GenuiResult):
         notes(result.warnings)
         write_json(result.stats)
-    elif isinstance(result, ScanResult):
+    elif isinstance(result, ScanResult | DiffResult):
         notes(result.warnings)
         write_json(result.to_json())
     else:

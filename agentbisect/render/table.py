@@ -13,6 +13,7 @@ from agentbisect.results import (
     StepGraphResult,
 )
 from agentbisect.results.call import CallResult
+from agentbisect.results.diff import DiffResult
 from agentbisect.results.scan import ScanResult
 
 
@@ -63,5 +64,10 @@ def render(result: object) -> None:
 
         notes(result.warnings)
         render_scan(result)
+    elif isinstance(result, DiffResult):
+        from agentbisect.render.tables.diff import render_diff
+
+        notes(result.warnings)
+        render_diff(result)
     else:
         raise Unsupported(f"no table rendering for {type(result).__name__}")

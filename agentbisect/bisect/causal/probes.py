@@ -199,7 +199,13 @@ class _Probe(Struct):
     def _changed(self, a: str, b: str) -> bool:
         if self.changed is not None:
             return bool(self.changed(a, b))
-        return cosine(self.embedder.embed(a), self.embedder.embed(b)) < self.threshold
+        return similarity_changed(self.embedder, self.threshold, a, b)
+
+
+def similarity_changed(embedder: Embedder, threshold: float, a: str, b: str) -> bool:
+    """The similarity comparator: two answers differ when their cosine under ``embedder`` falls
+    below ``threshold`` (the probes' default comparator; ``afp diff`` judges free text by it)."""
+    return cosine(embedder.embed(a), embedder.embed(b)) < threshold
 
 
 def run_probe(

@@ -46,8 +46,18 @@ _BY_KIND = {"tool": TOOL_RESULT, "arg": USER_MESSAGE, "stage": LLM_OUTPUT, "memo
 def imported_kind(src: SourceRef) -> str:
     """The source kind of one synthesized step of a trace or transcript."""
     if src.kind == "message":
-        return _BY_ROLE.get(src.role if isinstance(src.role, str) else "", USER_MESSAGE)
+        return role_kind(src.role)
     return _IMPORTED.get(src.kind, USER_MESSAGE)
+
+
+def injection_kind(flavor: object) -> str:
+    """The source kind of an agentfootprint injection of ``flavor`` (its record's ``source``)."""
+    return _BY_FLAVOR.get(flavor if isinstance(flavor, str) else "", SYSTEM_PROMPT)
+
+
+def role_kind(role: object) -> str:
+    """The source kind of a message of the conversation by its role (user when unknown)."""
+    return _BY_ROLE.get(role if isinstance(role, str) else "", USER_MESSAGE)
 
 
 def suspect_kind(s: Suspect, meta: ImportMeta | None) -> str:
@@ -58,8 +68,7 @@ def suspect_kind(s: Suspect, meta: ImportMeta | None) -> str:
             return imported_kind(src)
     if s.kind == "injection":
         detail: Any = s.detail
-        flavor = getattr(detail, "flavor", None)
-        return _BY_FLAVOR.get(flavor if isinstance(flavor, str) else "", SYSTEM_PROMPT)
+        return injection_kind(getattr(detail, "flavor", None))
     return _BY_KIND.get(s.kind, LLM_OUTPUT)
 
 

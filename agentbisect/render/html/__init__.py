@@ -18,6 +18,7 @@ from agentbisect.render.html.bisect import (
     suspects_section,
     verdict_line,
 )
+from agentbisect.render.html.diff import diff_body
 from agentbisect.render.html.genui import genui_body
 from agentbisect.render.html.page import document
 from agentbisect.render.html.run import (
@@ -31,6 +32,7 @@ from agentbisect.render.html.run import (
 from agentbisect.render.table import notes
 from agentbisect.results import AggregateResult, GenuiResult, RunOverview
 from agentbisect.results.bisect import BisectResult
+from agentbisect.results.diff import DiffResult
 from agentbisect.schema.genui import GenuiStats
 
 _FOOT = (
@@ -79,6 +81,12 @@ def genui_html(
     return _page(f"afp genui-stats · {source}", body)
 
 
+def diff_html(r: DiffResult) -> str:
+    """``afp diff``'s HTML format: the divergence, the differences in two columns, the aligned
+    timeline."""
+    return _page(f"afp diff · {r.good.file} · {r.bad.file}", diff_body(r))
+
+
 def render(result: object) -> None:
     """Write the page for ``result`` to stdout (UTF-8; lone surrogates become U+FFFD)."""
     if isinstance(result, BisectResult):
@@ -95,9 +103,12 @@ def render(result: object) -> None:
         page = genui_html(
             result.stats, source=result.source, from_day=result.from_day, to_day=result.to_day
         )
+    elif isinstance(result, DiffResult):
+        notes(result.warnings)
+        page = diff_html(result)
     else:
         raise Unsupported(f"no HTML rendering for {type(result).__name__}")
     write_bytes(page.encode("utf-8", "replace"))
 
 
-__all__ = ["aggregate_html", "bisect_html", "genui_html", "render"]
+__all__ = ["aggregate_html", "bisect_html", "diff_html", "genui_html", "render"]
