@@ -1,0 +1,67 @@
+"""The learned ranking: the evidence signals and priors (``features.py``) combined by a model fitted
+on the ranking corpus's train split.
+
+The model is a conditional logit: a suspect's score is a weighted sum of its standardized features,
+and one localization's content-backed suspects compete through a softmax over those scores, so
+the weights say how much each feature moves a suspect ahead of the others *of the same run*. The
+weights, the standardization and the fit's settings are data (``ranking_model.json``), written by
+``benchmarks/fit_ranking.py`` and reproducible with it; this module only reads and applies them
+(plain Python: no numpy at run time). The evidence score a suspect reports under this ranking is
+its share of that softmax: the model's probability, among the run's content-backed suspects, that
+it is the source — a proxy fitted on synthetic traces, not a calibrated confidence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from msgspec import Struct
+
+from agentbisect.bisect.evidence.features import FEATURES, rows
+
+MODEL_FILE = "ranking_model.json"
+
+
+class Model(Struct, frozen=True):
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    about: dict[str, Any] = {}
+
+
+@cache
+def model() -> Model:
+    """The packaged model; its features must be exactly ``FEATURES`` (a refit follows a change)."""
+    text = resources.files(__package__).joinpath(MODEL_FILE).read_text("utf-8")
+    d = json.loads(text)
+    m = Model(d["features"], d["mean"], d["scale"], d["weights"], d.get("about", {}))
+    if tuple(m.features) != FEATURES:
+        raise RuntimeError(
+            f"{MODEL_FILE} was fitted on other features: run benchmarks/fit_ranking.py"
+        )
+    return m
+
+
+def linear(row: list[float], m: Model) -> float:
+    return sum(
+        w * (x - mu) / sd for x, mu, sd, w in zip(row, m.mean, m.scale, m.weights, strict=True)
+    )
+
+
+def probabilities(
+    signals: list[dict[str, float]], kinds: list[str], positions: list[int], lengths: list[int]
+) -> list[float]:
+    """The model's softmax over one localization's content-backed suspects (upstream order)."""
+    if not signals:
+        return []
+    m = model()
+    z = [linear(r, m) for r in rows(signals, kinds, positions, lengths)]
+    top = max(z)
+    e = [math.exp(v - top) for v in z]
+    total = sum(e)
+    return [v / total for v in e]
