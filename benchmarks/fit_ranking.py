@@ -1,15 +1,18 @@
 """Fit the learned ranking's weights on the ranking corpus's train split; write them into the package.
 
-    nice -n 10 python3 benchmarks/ranking/traces.py   # the corpus (real instrumentations), cached
+    nice -n 10 python3 benchmarks/ranking/ranking_traces.py   # the corpus (real instrumentations), cached
     python3 benchmarks/fit_ranking.py                  # measures it (cached), fits, writes the model
 
 The model (``agentbisect/bisect/evidence/learned.py``) is a conditional logit: within one
 localization, the content-backed suspects compete through a softmax of a weighted sum of their
 standardized features (``features.py``); the fit maximizes the log-probability of the planted
-source on the **train** split's cases (every trace convention), with an L2 penalty, by Newton's
-method (deterministic: the same corpus gives the same weights). The penalty is chosen on the
-**dev** split (highest dev MRR, ties to the stronger penalty); the frozen **test** split is never
-read here — ``ranking_accuracy.py`` scores it. Output: ``ranking_model.json`` beside ``learned.py``.
+source on the **train** split's cases (every trace convention) together with the older planted
+corpus's ``main`` split (``benchmarks/planted``, as traces and exports: the set today's weights
+were designed on, never a held-out split), with an L2 penalty, by Newton's method with
+backtracking (deterministic: the same corpus gives the same weights). The penalty is chosen on
+the **dev** split (highest dev MRR, ties to the stronger penalty); the frozen **test** split and
+the older held-out splits are never read here — ``ranking_accuracy.py`` and
+``localize_accuracy.py`` score them. Output: ``ranking_model.json`` beside ``learned.py``.
 """
 
 from __future__ import annotations
@@ -26,19 +29,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from cases import MAX_SUSPECTS, load_cases  # noqa: E402
+from ranking_cases import MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
 
 from agentbisect.bisect.evidence.features import FEATURES, rows  # noqa: E402
 from agentbisect.bisect.evidence.learned import MODEL_FILE  # noqa: E402
 
 OUT = ROOT / "agentbisect" / "bisect" / "evidence" / MODEL_FILE
-PENALTIES = (0.01, 0.1, 1.0, 3.0, 10.0, 30.0)
+PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
 def matrices(cases: list[dict[str, Any]]) -> list[tuple[np.ndarray, int | None]]:
     return [
         (
-            np.array(rows(c["signals"], c["kinds"], c["positions"], c["lengths"]), dtype=float),
+            np.array(
+                rows(
+                    c["signals"], c["kinds"], c["positions"], c["texts"], c["answer"], c["question"]
+                ),
+                dtype=float,
+            ),
             c["planted"],
         )
         for c in cases
@@ -118,7 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="fail if the packaged model differs")
     args = ap.parse_args(argv)
     cases = load_cases(args.embedder, refresh=args.refresh)
-    train = [c for c in cases if c["split"] == "train"]
+    main = [
+        c for c in load_planted_cases(args.embedder, refresh=args.refresh) if c["split"] == "main"
+    ]
+    train = [c for c in cases if c["split"] == "train"] + main
     dev = [c for c in cases if c["split"] == "dev"]
     xtr = matrices(train)
     mean = np.mean(np.vstack([x for x, _ in xtr]), axis=0)
@@ -129,16 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         return [((x - mean) / scale, y) for x, y in data]
 
     str_, sdev = std(xtr), std(matrices(dev))
-    best: tuple[float, float, np.ndarray] | None = None
+    fits = []
     for lam in PENALTIES:
         w = fit(str_, lam)
         rd = ranks(sdev, w)
         mrr = sum(1 / x for x in rd if x) / len(rd)
         print(f"λ={lam:<5} train {summary(ranks(str_, w))} | dev {summary(rd)}")
-        if best is None or mrr > best[1] + 1e-12 or (abs(mrr - best[1]) <= 1e-12):
-            best = (lam, mrr, w) if best is None or mrr >= best[1] else best
-    assert best is not None
-    lam, _, w = best
+        fits.append((round(mrr, 9), lam, w))
+    _, lam, w = max(fits, key=lambda f: (f[0], f[1]))  # best dev MRR; ties: the stronger penalty
     for name, split in (("train", train), ("dev", dev)):
         print(
             f"{name}: today's evidence-first {summary([c['evidenceFirst'] for c in split])}; "
@@ -147,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     model = {
         "about": {
             "model": "conditional logit over one localization's content-backed suspects",
-            "fitted": "benchmarks/fit_ranking.py on the train split of benchmarks/ranking (issue 29)",
+            "fitted": "benchmarks/fit_ranking.py on the train split of benchmarks/ranking and the "
+            "main split of benchmarks/planted (issue 29)",
             "embedder": args.embedder,
             "penalty": lam,
             "trainCases": sum(1 for _, y in str_ if y is not None),

@@ -1,6 +1,6 @@
 """Top-1, top-3 and MRR of the rankings on the issue-29 ranking corpus, with bootstrap intervals.
 
-    nice -n 10 python3 benchmarks/ranking/traces.py   # the corpus (real instrumentations), cached
+    nice -n 10 python3 benchmarks/ranking/ranking_traces.py   # the corpus (real instrumentations), cached
     python3 benchmarks/ranking_accuracy.py            # train and dev splits
     python3 benchmarks/ranking_accuracy.py --test     # and the frozen test split: once per round
 
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from cases import MAX_SUSPECTS, load_cases  # noqa: E402
+from ranking_cases import MAX_SUSPECTS, load_cases  # noqa: E402
 
 from agentbisect.bisect.evidence.learned import probabilities  # noqa: E402
 
@@ -40,7 +40,9 @@ RESAMPLES = 2000
 def learned_rank(c: dict[str, Any]) -> int | None:
     if c["planted"] is None:
         return None
-    p = probabilities(c["signals"], c["kinds"], c["positions"], c["lengths"])
+    p = probabilities(
+        c["signals"], c["kinds"], c["positions"], c["texts"], c["answer"], c["question"]
+    )
     order = sorted(range(len(p)), key=lambda i: -p[i])  # stable: upstream order on ties
     r = order.index(c["planted"]) + 1
     return r if r <= MAX_SUSPECTS else None

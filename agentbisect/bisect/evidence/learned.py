@@ -22,6 +22,8 @@ from typing import Any
 from msgspec import Struct
 
 from agentbisect.bisect.evidence.features import FEATURES, rows
+from agentbisect.bisect.evidence.scorer import WEIGHTS
+from agentbisect.results.report import EvidenceScoring, EvidenceSignals
 
 MODEL_FILE = "ranking_model.json"
 
@@ -54,14 +56,33 @@ def linear(row: list[float], m: Model) -> float:
 
 
 def probabilities(
-    signals: list[dict[str, float]], kinds: list[str], positions: list[int], lengths: list[int]
+    signals: list[dict[str, float]],
+    kinds: list[str],
+    positions: list[int],
+    texts: list[str],
+    answer: str,
+    question: str | None,
 ) -> list[float]:
     """The model's softmax over one localization's content-backed suspects (upstream order)."""
     if not signals:
         return []
     m = model()
-    z = [linear(r, m) for r in rows(signals, kinds, positions, lengths)]
+    z = [linear(r, m) for r in rows(signals, kinds, positions, texts, answer, question)]
     top = max(z)
     e = [math.exp(v - top) for v in z]
     total = sum(e)
     return [v / total for v in e]
+
+
+def learned_scoring() -> EvidenceScoring:
+    """The learned ranking's rule as the JSON report states it: ``conditional-logit``, with the
+    model's weight of each raw signal per unit of that signal; its other features (the signals
+    against the run's other suspects, the lexical cues, source kind, position) are in the model
+    file."""
+    m = model()
+    per_unit = {
+        f: round(w / sd, 6)
+        for f, w, sd in zip(m.features, m.weights, m.scale, strict=True)
+        if f in WEIGHTS
+    }
+    return EvidenceScoring(combine="conditional-logit", weights=EvidenceSignals(**per_unit))

@@ -112,11 +112,16 @@ def learned_first(
     one's evidence score becomes the model's probability that it is the source."""
     ev = score_suspects(suspects, log, trigger, embed_many, expected=expected)
     backed = [i for i, e in enumerate(ev) if e.score is not None]
+    if not backed:
+        return backed_first(suspects, ev)
+    inputs = [e.text for s, e in zip(suspects, ev, strict=True) if s.kind == "arg" and e.text]
     probs = probabilities(
         [ev[i].score.signals for i in backed],  # type: ignore[union-attr]
         [suspect_kind(suspects[i], meta) for i in backed],
         [log.last_idx.get(suspects[i].source, 0) for i in backed],
-        [len(ev[i].text or "") for i in backed],
+        [ev[i].text or "" for i in backed],
+        own_text(log, trigger) or "",
+        input_text(inputs),
     )
     key = [0.0] * len(ev)
     for i, p in zip(backed, probs, strict=True):

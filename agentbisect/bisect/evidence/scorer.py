@@ -50,22 +50,6 @@ def evidence_scoring() -> EvidenceScoring:
     return EvidenceScoring(combine="weighted-mean", weights=EvidenceSignals(**WEIGHTS))
 
 
-def learned_scoring() -> EvidenceScoring:
-    """The learned ranking's rule as the JSON report states it: a conditional logit whose
-    weights for the raw signals (per unit of each signal) are listed; its other features
-    (the signals against the run's other suspects, source kind, position) are in the model
-    file (``learned.py``)."""
-    from agentbisect.bisect.evidence.learned import model
-
-    m = model()
-    per_unit = {
-        f: round(w / sd, 6)
-        for f, w, sd in zip(m.features, m.weights, m.scale, strict=True)
-        if f in WEIGHTS
-    }
-    return EvidenceScoring(combine="conditional-logit", weights=EvidenceSignals(**per_unit))
-
-
 def answer_texts(answer: str, expected: str | None, question: str | None) -> list[str]:
     """The texts besides the sources that scoring ``answer`` embeds, in the order it does."""
     return Scoring([], answer, expected, question).extra_texts(EMBEDS)

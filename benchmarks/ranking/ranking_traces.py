@@ -9,7 +9,7 @@ and seeded span ids it reuses, never changes):
   ``*.truth.json`` (where the planted source is, named the way the importers' source map names
   it). Output goes to a cache directory (``benchmarks/out/ranking-corpus/``, gitignored): only
   the scenario data and this generator are committed.
-* Worker (``--worker CONVENTION``): for every scenario (``scenarios.py``) drives the real
+* Worker (``--worker CONVENTION``): for every scenario (``ranking_scenarios.py``) drives the real
   ``openai`` client against an in-process fake model (``httpx.MockTransport``, no network) that
   replays the scenario's scripted turns, in the scenario's agent shape (ReAct tool rounds,
   retrieval, parallel calls, earlier chat turns, a triage agent handing over to a specialist),
@@ -20,7 +20,7 @@ content capture and util-genai's agent / tool / retrieval spans), ``openinferenc
 (openinference-instrumentation-openai with OITracer agent / tool / retriever spans) and
 ``transcript`` (the final agent's OpenAI-style messages).
 
-    nice -n 10 python3 benchmarks/ranking/traces.py [--venvs /tmp/otelgen-venvs] [--out DIR]
+    nice -n 10 python3 benchmarks/ranking/ranking_traces.py [--venvs /tmp/otelgen-venvs] [--out DIR]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "fixtures" / "otel"))
 
 import generate as otelgen  # noqa: E402  (fixtures/otel/generate.py: pins, encoder, ids)
-from scenarios import DOCS_HEADER, Scenario, every  # noqa: E402
+from ranking_scenarios import DOCS_HEADER, Scenario, every  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "out" / "ranking-corpus"
 CONVENTIONS = {

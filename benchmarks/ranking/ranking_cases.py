@@ -2,7 +2,7 @@
 
 For every (scenario, trace convention) it localizes at the last LLM call exactly as ``afp bisect``
 does, and keeps what the rankings need: the content-backed suspects' evidence signals, source
-kinds, log positions and text lengths (``agentbisect.bisect.evidence.features``' inputs), which of
+kinds, log positions and texts, the answer and the question (``agentbisect.bisect.evidence.features``' inputs), which of
 them is the planted source, and the rank of the planted source under ``--upstream`` and under
 today's evidence-first ordering. ``fit_ranking.py`` fits on these rows, ``ranking_accuracy.py``
 scores them; both read the cache this writes (``benchmarks/out/ranking-cases.<embedder>.json``).
@@ -19,7 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder  # noqa: E402
-from agentbisect.bisect.evidence.rank import backed_first, score_suspects  # noqa: E402
+from agentbisect.bisect.evidence.rank import (  # noqa: E402
+    backed_first,
+    input_text,
+    score_suspects,
+)
+from agentbisect.bisect.evidence.text import own_text  # noqa: E402
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
 from agentbisect.bisect.pipeline.source_kind import suspect_kind  # noqa: E402
 from agentbisect.importers import load  # noqa: E402
@@ -78,9 +83,51 @@ def measure(path: Path, ref: dict[str, str], emb: Any) -> dict[str, Any]:
         "signals": [ev[i].score.signals for i in backed],  # type: ignore[union-attr]
         "kinds": [suspect_kind(every[i], meta) for i in backed],
         "positions": [log.last_idx.get(every[i].source, 0) for i in backed],
-        "lengths": [len(ev[i].text or "") for i in backed],
+        "texts": [ev[i].text or "" for i in backed],
+        "answer": own_text(log, step) or "",
+        "question": input_text(
+            [e.text for s, e in zip(every, ev, strict=True) if s.kind == "arg" and e.text]
+        ),
         "planted": planted[0] if planted else None,
     }
+
+
+PLANTED = (
+    (ROOT / "benchmarks" / "planted" / "traces", ("genai", "openinference", "transcript")),
+    (ROOT / "benchmarks" / "planted" / "exports", ("langfuse", "langsmith")),
+)
+
+
+def load_planted_cases(
+    embedder: str = "wordllama", *, refresh: bool = False
+) -> list[dict[str, Any]]:
+    """The older planted-culprit corpus (``benchmarks/planted``: its ``main`` split and the
+    held-out splits) as traces and exports, measured the same way (cached per embedder)."""
+    cache = CACHE / f"planted-cases.{embedder}.json"
+    if cache.exists() and not refresh:
+        return list(json.loads(cache.read_text("utf-8")))
+    emb = resolve_embedder(embedder, use_cache=True).embedder
+    cases = []
+    for folder, formats in PLANTED:
+        for p in sorted(folder.glob("*.truth.json")):
+            t = json.loads(p.read_text("utf-8"))
+            for fmt in formats:
+                f = t["formats"][fmt]
+                m = measure(folder / f["file"], f["planted"], emb)
+                cases.append(
+                    {
+                        "scenario": t["scenario"],
+                        "domain": t["domain"],
+                        "split": t["split"],
+                        "shape": "planted",
+                        "culpritKind": t["plantedAs"],
+                        "convention": fmt,
+                        **m,
+                    }
+                )
+    CACHE.mkdir(exist_ok=True)
+    cache.write_text(json.dumps(cases) + "\n", "utf-8")
+    return cases
 
 
 def load_cases(embedder: str = "wordllama", *, refresh: bool = False) -> list[dict[str, Any]]:
@@ -90,7 +137,7 @@ def load_cases(embedder: str = "wordllama", *, refresh: bool = False) -> list[di
         return list(json.loads(cache.read_text("utf-8")))
     truths = sorted(CORPUS.glob("*.truth.json"))
     if not truths:
-        raise SystemExit(f"no corpus in {CORPUS}: run benchmarks/ranking/traces.py first")
+        raise SystemExit(f"no corpus in {CORPUS}: run benchmarks/ranking/ranking_traces.py first")
     emb = resolve_embedder(embedder, use_cache=True).embedder
     cases = []
     for p in truths:
