@@ -3,11 +3,15 @@
     nice -n 10 python3 benchmarks/ranking/ranking_traces.py   # the corpus (real instrumentations), cached
     python3 benchmarks/ranking_accuracy.py            # train and dev splits
     python3 benchmarks/ranking_accuracy.py --test     # and the frozen test split: once per round
+    python3 benchmarks/ranking_accuracy.py --test --planted   # and the older planted splits
 
 Rows: the learned ranking (``--ranking learned``, the packaged model), today's evidence-first
 weights (``--ranking evidence-first``) and upstream's report (``--upstream``: mock embedder,
 upstream ranking), each per split and per trace convention (OTLP under the GenAI conventions,
-OTLP under OpenInference, chat transcript) and over all three. A planted source past the first
+OTLP under OpenInference, chat transcript) and over all three. ``--planted`` adds the older
+planted-culprit corpus (``benchmarks/planted``: its ``main`` split, which the learned model is
+trained on, and the held-out splits ``heldout`` … ``heldout6``, which it never saw) in its five
+formats (the three above, Langfuse and LangSmith exports). A planted source past the first
 12 suspects (``afp bisect``'s default cut) is a miss. The intervals are 95 % percentile bootstrap
 intervals resampling *domains* (the unit the splits were drawn by; 2,000 resamples, seeded), so
 they include the spread between domains, not only between cases. The learned ranks are computed
@@ -28,12 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from ranking_cases import MAX_SUSPECTS, load_cases  # noqa: E402
+from ranking_cases import MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
 
 from agentbisect.bisect.evidence.learned import probabilities  # noqa: E402
 
 RANKINGS = (("learned", "learned"), ("evidence-first", "evidenceFirst"), ("--upstream", "upstream"))
-CONVENTIONS = ("genai", "openinference", "transcript")
+CONVENTIONS = ("genai", "openinference", "transcript", "langfuse", "langsmith")
 RESAMPLES = 2000
 
 
@@ -75,6 +79,11 @@ def table(cases: list[dict[str, Any]], splits: list[str]) -> list[dict[str, Any]
     rows = []
     for split in splits:
         for conv in (*CONVENTIONS, "all"):
+            if (
+                not any(c["split"] == split and c["convention"] == conv for c in cases)
+                and conv != "all"
+            ):
+                continue
             sub = [
                 c
                 for c in cases
@@ -107,11 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embedder", default="wordllama")
     ap.add_argument("--test", action="store_true", help="also score the frozen test split")
     ap.add_argument("--refresh", action="store_true", help="measure the corpus again")
+    ap.add_argument("--planted", action="store_true", help="also the older planted splits")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     cases = load_cases(args.embedder, refresh=args.refresh)
     splits = ["train", "dev"] + (["test"] if args.test else [])
     cases = [c for c in cases if c["split"] in splits]
+    if args.planted:
+        older = load_planted_cases(args.embedder, refresh=args.refresh)
+        cases += older
+        splits += sorted({c["split"] for c in older}, key=lambda k: (k != "main", k))
     for c in cases:
         c["learned"] = learned_rank(c)
     rows = table(cases, splits)

@@ -17,8 +17,8 @@ from agentbisect.bisect.embed.batch import localization_texts
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
-from agentbisect.bisect.evidence.rank import evidence_first, learned_first
 from agentbisect.bisect.evidence.learned import learned_scoring
+from agentbisect.bisect.evidence.rank import evidence_first, learned_first
 from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
 from agentbisect.bisect.options import EMBEDDER, EVIDENCE_RANKINGS, RANKINGS
