@@ -1,7 +1,9 @@
 """Fit the learned ranking's weights on the ranking corpus's train split; write them into the package.
 
-    nice -n 10 python3 benchmarks/ranking/ranking_traces.py   # the corpus (real instrumentations), cached
-    python3 benchmarks/fit_ranking.py                  # measures it (cached), fits, writes the model
+    python3 benchmarks/fit_ranking.py   # generates the corpus if it is not cached (the real
+                                        # instrumentations, ranking_traces.py, niced), measures it
+                                        # (cached), fits, writes the model
+    python3 benchmarks/fit_ranking.py --check   # fails if the packaged model is not what it gives
 
 The model (``agentbisect/bisect/evidence/learned.py``) is a conditional logit: within one
 localization, the content-backed suspects compete through a softmax of a weighted sum of their
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from ranking_cases import MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
+from ranking_cases import CORPUS, MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
 
 from agentbisect.bisect.evidence.features import FEATURES, rows  # noqa: E402
 from agentbisect.bisect.evidence.learned import MODEL_FILE  # noqa: E402
@@ -125,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--refresh", action="store_true", help="measure the corpus again")
     ap.add_argument("--check", action="store_true", help="fail if the packaged model differs")
     args = ap.parse_args(argv)
+    if not any(CORPUS.glob("*.truth.json")):
+        # one command from a clean tree: the corpus first, through the real instrumentations
+        gen = ROOT / "benchmarks" / "ranking" / "ranking_traces.py"
+        subprocess.run(["nice", "-n", "10", sys.executable, str(gen)], check=True)
     cases = load_cases(args.embedder, refresh=args.refresh)
     main = [
         c for c in load_planted_cases(args.embedder, refresh=args.refresh) if c["split"] == "main"

@@ -94,7 +94,10 @@ def test_ranking_upstream_keeps_upstream_order_with_any_embedder() -> None:
             PF, "--at-step", "call-llm#40", "--json", "--embedder", "mock", "--ranking", "upstream"
         ).stdout
     )
-    assert same["suspects"] == up["suspects"]
+    # the same suspects in the same order, less afp's own field (sourceKind)
+    assert [{k: v for k, v in s.items() if k != "sourceKind"} for s in same["suspects"]] == up[
+        "suspects"
+    ]
     ev = json.loads(bisect(PF, "--at-step", "call-llm#40", "--json", "--embedder", "mock").stdout)
     assert ev["ranking"] == "evidence-first"
     assert ident(up["suspects"][0]) == "seed#0"  # upstream: a path-only upper bound first

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from msgspec import Struct
@@ -39,8 +39,9 @@ class Model(Struct, frozen=True):
 @cache
 def model() -> Model:
     """The packaged model; its features must be exactly ``FEATURES`` (a refit follows a change)."""
-    text = resources.files(__package__).joinpath(MODEL_FILE).read_text("utf-8")
-    d = json.loads(text)
+    # os.path, not importlib.resources: that pulls in pathlib, which afp's start-up keeps out
+    with open(os.path.join(os.path.dirname(__file__), MODEL_FILE), encoding="utf-8") as f:
+        d = json.load(f)
     m = Model(d["features"], d["mean"], d["scale"], d["weights"], d.get("about", {}))
     if tuple(m.features) != FEATURES:
         raise RuntimeError(
