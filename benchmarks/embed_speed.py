@@ -6,7 +6,10 @@ second run on the same file, which loads no model). Wall time and the child's CP
 (user + sys, from ``wait4``: steadier than wall time on a shared machine) are both reported,
 with the load average.
 
-    python benchmarks/embed_speed.py [--mb 30] [--repeat 7] [--file PATH]
+    python benchmarks/embed_speed.py [--mb 30] [--repeat 7] [--file PATH] [--ranking NAME]
+
+``--ranking`` runs every process (mock and default alike) with that ranking, e.g. ``learned``
+(issue 29), to measure the embedder's cost under it.
 """
 
 from __future__ import annotations
@@ -62,7 +65,9 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=30.0)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--file")
+    ap.add_argument("--ranking", help="pass --ranking NAME to every run")
     args = ap.parse_args()
+    extra = ["--ranking", args.ranking] if args.ranking else []
     from agentbisect.bisect.embed.choose import default_embedder_name
 
     default = default_embedder_name()
@@ -77,17 +82,20 @@ def main() -> int:
             from benchmarks.synth import make_long_run
 
             make_long_run(path, target_mb=args.mb)
-    print(f"file: {path} ({path.stat().st_size / 1e6:.1f} MB), {args.repeat} runs each, cold cache")
+    print(
+        f"file: {path} ({path.stat().st_size / 1e6:.1f} MB), {args.repeat} runs each, cold cache"
+        + (f", --ranking {args.ranking}" if args.ranking else "")
+    )
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for at in ("-1", "150"):
         mock: list[tuple[float, float]] = []
         real: list[tuple[float, float]] = []
         for _ in range(args.repeat):  # interleaved, so machine load hits both alike
-            mock.append(run_once(path, at, ["--embedder", "mock"]))
-            real.append(run_once(path, at, []))
+            mock.append(run_once(path, at, ["--embedder", "mock", *extra]))
+            real.append(run_once(path, at, extra))
         with tempfile.TemporaryDirectory(prefix="afp-warm-cache-") as warm_dir:
-            run_once(path, at, [], warm_dir)  # fills the cache
-            warm = [run_once(path, at, [], warm_dir) for _ in range(args.repeat)]
+            run_once(path, at, extra, warm_dir)  # fills the cache
+            warm = [run_once(path, at, extra, warm_dir) for _ in range(args.repeat)]
 
         def med(xs: list[tuple[float, float]], k: int) -> float:
             return statistics.median(x[k] for x in xs)

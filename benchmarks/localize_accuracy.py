@@ -70,8 +70,8 @@ class Config:
 
     @property
     def name(self) -> str:
-        if self.ranking == "upstream":
-            return f"{self.embedder} × upstream"
+        if self.ranking in ("upstream", "learned"):
+            return f"{self.embedder} × {self.ranking}"
         which = "all signals" if self.signals == SIGNALS else "+".join(self.signals) + " only"
         if self.expected:
             which += ", --expected"
@@ -129,6 +129,7 @@ def _traces(
     truths = [json.loads(p.read_text("utf-8")) for p in sorted(TRACES.glob("*.truth.json"))]
     configs = [("mock", "upstream")] + [(e, "upstream") for e in names if e != "mock"]
     configs += [(e, "evidence-first") for e in names]
+    configs += [(e, "learned") for e in names]
     default = (names[-1], "evidence-first")
     ranks: dict[tuple[str, str, str], list[int | None]] = {}
     splits: dict[str, list[int]] = {}
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     for e in names:
         configs.append(Config(e, "evidence-first"))
     for e in names:
+        configs.append(Config(e, "learned"))
+    for e in names:
         for sig in SIGNALS:
             if sig == "semantic" or e == names[-1]:
                 configs.append(Config(e, "evidence-first", (sig,)))
@@ -230,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 if c.ranking == "upstream" and e == "mock":
                     order = localize(run, at_step=step, upstream=True).suspects  # the baseline
-                elif c.ranking == "upstream":
-                    order = localize(run, at_step=step, embedder=emb, ranking="upstream").suspects
+                elif c.ranking in ("upstream", "learned"):
+                    order = localize(run, at_step=step, embedder=emb, ranking=c.ranking).suspects
                 elif c.signals == SIGNALS:  # exactly what afp bisect does
                     order = localize(
                         run, at_step=step, embedder=emb, expected=expected if c.expected else None

@@ -85,7 +85,7 @@ class BisectOptions(Struct):
     mask_seed: int = D.mask_seed
     attribution_score: str = D.attribution_score  # or "similarity"
     embedder: str | None = None  # mock | wordllama | cmd:COMMAND; None: the default
-    ranking: str | None = None  # evidence-first (default) | upstream
+    ranking: str | None = None  # evidence-first (default) | learned | upstream
     expected: str | None = None  # the right answer, TEXT or @FILE: contrastive evidence
     no_cache: bool = False  # do not read or write the on-disk caches (vectors, replay answers)
     replay: str | None = None  # base URL of an OpenAI-compatible endpoint: causal by replay

@@ -20,7 +20,9 @@ from agentbisect.core.options import RERUN, Opt
 
 # The choices of the options that name a strategy, in the order help lists them; the library
 # checks its arguments against these and ``afp bisect``'s table builds its choices from them.
-RANKINGS = ("evidence-first", "upstream")
+RANKINGS = ("evidence-first", "learned", "upstream")
+# the rankings that score each suspect's own text and put the content-backed suspects first
+EVIDENCE_RANKINGS = ("evidence-first", "learned")
 SCORERS = ("semantic-alignment", "lexical-overlap")
 ATTRIBUTION_SCORES = ("flip", "similarity")
 
@@ -127,8 +129,9 @@ RANKING = Opt(
     "ranking",
     "--ranking",
     kind=Ranking,
-    help="evidence-first (default: suspects whose own text backs the answer first) or "
-    "upstream (path × semantic score).",
+    help="evidence-first (default: suspects whose own text backs the answer first, by the "
+    "evidence score's weighted mean), learned (the same, ordered by a model fitted on "
+    "synthetic traces: docs/ranking.md) or upstream (path × semantic score).",
 )
 
 NO_CACHE = Opt(

@@ -96,8 +96,9 @@ class BisectResult(Struct, dict=True):  # dict: room for the cached overview
         """The score the ranking used for suspect ``i``; ``≤`` marks a path-only upper bound."""
         r = self.report
         s = r.suspects[i]
-        # Evidence-first reports rank by the evidence score, so that is the number to quote.
-        if r.ranking == "evidence-first" and s.evidence is not UNSET:
+        # Evidence rankings (evidence-first, learned) rank by the evidence score, so that is the
+        # number to quote; only they attach evidence to a suspect.
+        if s.evidence is not UNSET:
             return f"evidence {_short3(s.evidence.score)}"
         bound = "≤" if s.semanticScore is UNSET else ""
         return f"score {_short3(s.score)}{bound}"

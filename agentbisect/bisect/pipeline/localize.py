@@ -17,10 +17,11 @@ from agentbisect.bisect.embed.batch import localization_texts
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
-from agentbisect.bisect.evidence.rank import evidence_first
+from agentbisect.bisect.evidence.learned import learned_scoring
+from agentbisect.bisect.evidence.rank import evidence_first, learned_first
 from agentbisect.bisect.evidence.scorer import evidence_scoring
 from agentbisect.bisect.options import DEFAULTS as D
-from agentbisect.bisect.options import EMBEDDER, RANKINGS
+from agentbisect.bisect.options import EMBEDDER, EVIDENCE_RANKINGS, RANKINGS
 from agentbisect.bisect.options import SCORERS as SCORER_NAMES
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed
 from agentbisect.bisect.pipeline.flags import baseline_unstable_flag, slice_flags, slice_stats
@@ -145,7 +146,7 @@ def localize(
     ranking = pol.ranking or ranking or "evidence-first"
     if ranking not in RANKINGS:
         raise UsageError(f"unknown ranking {ranking!r}; choose from {', '.join(RANKINGS)}")
-    evidence = ranking == "evidence-first"
+    evidence = ranking in EVIDENCE_RANKINGS
     emb: Embedder
     if embedder is None or isinstance(embedder, str):
         resolved = resolve_embedder(pol.embedder or embedder, use_cache=use_cache)
@@ -187,7 +188,7 @@ def localize(
     every = [to_suspect(d) for d in drafts]
     if evidence:
         suspects = _evidence_first(
-            rank(every, len(every), shortlist), run, sl.root.runtimeStageId, emb, expected
+            rank(every, len(every), shortlist), run, sl.root.runtimeStageId, emb, expected, ranking
         )[: max(0, max_suspects)]
     else:
         suspects = rank(every, max_suspects, shortlist)
@@ -252,18 +253,32 @@ def localize(
         restorationBaseline=restoration_baseline,
         embedder=label if pol.afp_fields else UNSET,
         ranking=ranking if pol.afp_fields else UNSET,
-        evidenceScoring=evidence_scoring() if evidence and pol.afp_fields else UNSET,
+        evidenceScoring=(
+            (learned_scoring() if ranking == "learned" else evidence_scoring())
+            if evidence and pol.afp_fields
+            else UNSET
+        ),
         contrastive=True if expected is not None and pol.afp_fields else UNSET,
     )
 
 
 def _evidence_first(
-    suspects: list[Suspect], run: Run, root: str, emb: Embedder, expected: str | None
+    suspects: list[Suspect],
+    run: Run,
+    root: str,
+    emb: Embedder,
+    expected: str | None,
+    ranking: str,
 ) -> list[Suspect]:
-    """Reorder (content-backed by evidence score, then structure-only) and attach the evidence."""
-    ordered, evidence = evidence_first(
-        suspects, run.commit_log, root, lambda ts: embed_many(emb, ts), expected=expected
-    )
+    """Reorder (content-backed by evidence score or the learned model, then structure-only) and
+    attach the evidence."""
+    embed = lambda ts: embed_many(emb, ts)  # noqa: E731
+    if ranking == "learned":
+        ordered, evidence = learned_first(
+            suspects, run.commit_log, root, embed, run.import_meta, expected=expected
+        )
+    else:
+        ordered, evidence = evidence_first(suspects, run.commit_log, root, embed, expected=expected)
     for s, ev in zip(ordered, evidence, strict=True):
         if ev.score is not None and ev.text is not None:
             s.evidence = SuspectEvidence(
