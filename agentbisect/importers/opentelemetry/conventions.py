@@ -622,8 +622,10 @@ def _tool(span: Span) -> ToolCall:
             except ValueError:
                 parsed = None
         if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
-            kwargs = parsed.get("kwargs")
-            inner: dict[str, Any] = kwargs if isinstance(kwargs, dict) else parsed
+            # (LangChain: dumpd's {"kwargs": …}, message_to_dict's {"type": "tool", "data": …}
+            # — what OpenInference's LangChain tracer writes — or the bare fields)
+            wrapped = parsed.get("kwargs", parsed.get("data"))
+            inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else parsed
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
                 call.call_id = call.call_id or inner["tool_call_id"]
                 text = as_text(inner["content"])
