@@ -124,6 +124,11 @@ _ALL = (
         ("spans-ignored", "spans of operations afp does not read, named with their counts"),
         ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
+        (
+            "content-by-reference",
+            "content stored outside the trace (*_ref attributes): not fetched, not read",
+        ),
+        ("records-ignored", "GenAI span events or log records afp does not read, counted"),
     ),
     *_group(
         "loader",

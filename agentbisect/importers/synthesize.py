@@ -834,7 +834,18 @@ def step_label(reading: Reading, span: Span) -> str:
     if reading.role == "agent" and isinstance(op, Boundary) and op.name:
         return f"invoke_agent:{clean(op.name)}"
     if reading.role == "chain" and isinstance(op, Boundary):
+        kind = a.get("gen_ai.operation.name")
+        if kind == "plan":
+            agent = a.get("gen_ai.agent.name")
+            return f"plan:{clean(agent)}" if isinstance(agent, str) and agent else "plan"
+        if kind == "invoke_workflow":
+            return f"invoke_workflow:{clean(op.name)}"
         return f"chain:{clean(op.name)}"
+    if reading.role == "retrieval" and a.get("gen_ai.operation.name") == "search_memory":
+        store = a.get("gen_ai.memory.store.id")
+        return (
+            f"search_memory:{clean(store)}" if isinstance(store, str) and store else "search_memory"
+        )
     if reading.role == "retrieval":
         source = a.get("gen_ai.data_source.id")
         name = (
