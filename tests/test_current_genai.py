@@ -106,13 +106,15 @@ def test_the_culprit_and_the_memory_record_carry_their_own_text() -> None:
 
 
 def test_record_gives_back_the_same_run(tmp_path: Path) -> None:
-    args, _ = _files(f"{CURRENT}.tool-planted")
-    out = tmp_path / "run.json"
-    res = cli("record", *args, "-o", str(out))
-    assert res.exit_code == 0, res.stderr
-    assert (
-        _json("aggregate", str(out), "--json")["run"] == _json("aggregate", *args, "--json")["run"]
-    )
+    for run in (f"{CURRENT}.tool-planted", UPLOAD):
+        args, _ = _files(run)
+        out = tmp_path / f"{run}.json"
+        res = cli("record", *args, "-o", str(out))
+        assert res.exit_code == 0, res.stderr
+        recorded = _json("aggregate", str(out), "--json")
+        traced = _json("aggregate", *args, "--json")
+        assert recorded["run"] == traced["run"]
+        assert flag_notes(recorded) == flag_notes(traced)  # the import's flags travel with it
 
 
 def test_a_broken_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
