@@ -47,10 +47,12 @@ from agentbisect.schema.imported import ImportMeta  # noqa: E402
 CASES = ROOT / "benchmarks" / "planted" / "cases"
 TRACES = ROOT / "benchmarks" / "planted" / "traces"
 EXPORTS = ROOT / "benchmarks" / "planted" / "exports"  # Langfuse and LangSmith exports
+CURRENT = ROOT / "benchmarks" / "planted" / "current"  # current GenAI conventions (util-genai 1.3)
 # (folder, its formats): the same scenarios in every format
 CORPORA = (
     (TRACES, ("genai", "openinference", "transcript")),
     (EXPORTS, ("langfuse", "langsmith")),
+    (CURRENT, ("genai-current",)),
 )
 FORMATS = tuple(fmt for _, formats in CORPORA for fmt in formats)
 sys.path.insert(0, str(CASES.parent))

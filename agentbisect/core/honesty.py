@@ -125,6 +125,11 @@ _ALL = (
         ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
         ("nested-llm-spans", "LLM spans inside another LLM span read as one request, counted once"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
+        (
+            "content-by-reference",
+            "content stored outside the trace (*_ref attributes): not fetched, not read",
+        ),
+        ("records-ignored", "GenAI span events or log records afp does not read, counted"),
     ),
     *_group(
         "loader",

@@ -15,6 +15,7 @@ import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from agentbisect.core.arrayhead import first_items
+from agentbisect.core.errors import InputError
 from agentbisect.importers import toplevel
 from agentbisect.importers.base import DEFAULT_MAX_EVENTS, Conversion, Detail, ImportOptions
 from agentbisect.importers.toplevel import first_byte
@@ -71,10 +72,32 @@ def _is_message(raw: bytes) -> bool:
     return isinstance(m.type, str) and m.type in _LC_TYPES and m.content is not UNSET
 
 
+# ``langsmith-fetch --format pretty`` (its default): text for people, each section under a rule
+# of 60 "=" — messages ("Message 1: human"), "RUN METADATA" or "FEEDBACK". It drops tool-call ids
+# and what dumpd-serialized messages hold, so it is refused with a pointer to ``--format json``.
+_RULE = b"=" * 60 + b"\n"
+_PRETTY_SECTIONS = (b"Message 1: ", b"RUN METADATA\n", b"FEEDBACK\n")
+
+
+def fetch_pretty(data: bytes) -> bool:
+    """Whether ``data`` is what ``langsmith-fetch --format pretty`` writes."""
+    head = data[:200].lstrip(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
+    return head.startswith(_RULE) and head[len(_RULE) :].startswith(_PRETTY_SECTIONS)
+
+
+PRETTY_REFUSAL = (
+    "this is langsmith-fetch's --format pretty output (text for reading: no tool-call ids, no "
+    "structure); fetch the trace again with --format json"
+)
+
+
 def sniff(data: bytes) -> bool:
     """Cheap, never raises: one run object (its top-level keys from the decode the sniffs
     share), an array whose first item is a run or a LangChain message, or an object whose
-    ``messages`` start with a LangChain message (``langsmith-fetch --include-metadata``)."""
+    ``messages`` start with a LangChain message (``langsmith-fetch --include-metadata``); and
+    ``langsmith-fetch --format pretty`` text, only to refuse it by name."""
+    if fetch_pretty(data):
+        return True  # (claimed, to be refused by name: see PRETTY_REFUSAL)
     try:
         head = first_byte(data)
         if head == b"[":
@@ -106,6 +129,9 @@ def convert(
     on: an export carries text, never vectors)."""
     from agentbisect.importers.convert import conversion
     from agentbisect.importers.langsmith_import import import_langsmith
+
+    if fetch_pretty(data):
+        raise InputError(name, PRETTY_REFUSAL)
 
     result = import_langsmith(name, data, options=options, detail=detail, max_events=max_events)
     return conversion(result, detail)

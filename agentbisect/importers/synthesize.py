@@ -158,6 +158,7 @@ class _Builder:
         self.problems: list[tuple[int, list[tuple[str, str]]]] = []  # (span index, problems)
         self.spans = 0
         self.adopted_ids: set[str] = set()  # tool-call ids taken from the asking LLM's output
+        self.tool_askers: dict[str, tuple[str | None, str]] = {}  # open tool step -> (asker, by)
         self.llm_by_text: dict[str, str] = {}
         self.llm_by_tool_name: dict[str, str] = {}
         self.system_parts: dict[str, str] = {}  # text -> step id
@@ -315,6 +316,7 @@ class _Builder:
         elif role == "llm" and isinstance(op, LLMCall):
             self._llm_start(node, op)
         elif role == "tool" and isinstance(op, ToolCall):
+            self._tool_start(node, op)
             self._emit(
                 T_TOOL_START,
                 {
@@ -627,18 +629,31 @@ class _Builder:
 
     # ------------------------------------------------------------------ tools and retrieval
 
-    def _tool_end(self, node: Node, op: ToolCall) -> None:
-        step = node.step_id
-        self.tool_steps.append(step)
+    def _tool_start(self, node: Node, op: ToolCall) -> None:
+        """Find the LLM call that asked for this tool, and adopt its tool-call id when the span
+        carries none — before ``tool.start`` is emitted, so start and end name the same call."""
         asked, by = self._asker(op)
+        self.tool_askers[node.step_id] = (asked, by)
         if not op.call_id and asked is not None:
             # No id on the span: take the id of the call that asked for this tool by name (the
-            # first one not yet claimed), so the rerun spec can still name the tool call.
+            # first one not yet claimed, by an ended tool or one still running), so the rerun
+            # spec can still name the tool call.
             for p in self.tool_calls_by_step.get(asked, []):
-                if p.name == op.name and p.id and p.id not in self.tool_by_id:
+                if (
+                    p.name == op.name
+                    and p.id
+                    and p.id not in self.tool_by_id
+                    and p.id not in self.adopted_ids
+                ):
                     op.call_id = p.id
                     self.adopted_ids.add(p.id)
                     break
+
+    def _tool_end(self, node: Node, op: ToolCall) -> None:
+        step = node.step_id
+        self.tool_steps.append(step)
+        found = self.tool_askers.pop(step, None)
+        asked, by = found if found is not None else self._asker(op)
         key = f"tool:{op.call_id or step}"
         if asked is not None:
             self._read(step, f"out:{asked}", asked, by)
@@ -839,7 +854,18 @@ def step_label(reading: Reading, span: Span) -> str:
     if reading.role == "agent" and isinstance(op, Boundary) and op.name:
         return f"invoke_agent:{clean(op.name)}"
     if reading.role == "chain" and isinstance(op, Boundary):
+        kind = a.get("gen_ai.operation.name")
+        if kind == "plan":
+            agent = a.get("gen_ai.agent.name")
+            return f"plan:{clean(agent)}" if isinstance(agent, str) and agent else "plan"
+        if kind == "invoke_workflow":
+            return f"invoke_workflow:{clean(op.name)}"
         return f"chain:{clean(op.name)}"
+    if reading.role == "retrieval" and a.get("gen_ai.operation.name") == "search_memory":
+        store = a.get("gen_ai.memory.store.id")
+        return (
+            f"search_memory:{clean(store)}" if isinstance(store, str) and store else "search_memory"
+        )
     if reading.role == "retrieval":
         source = a.get("gen_ai.data_source.id")
         name = (

@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, Span
+from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, LogRecord, Span
 from agentbisect.importers.texts import REDACTED, as_text, decorated_call, text_of
 
 # (call_llm: mozilla-ai's any-agent, for every framework it wraps)
@@ -34,8 +34,20 @@ LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
-# OpenLLMetry's decorators (``@workflow``, ``@task``, ``@agent``, ``@tool``): the span kind, and
-# the call's arguments and return value as JSON in ``traceloop.entity.input`` / ``.output``.
+# The current conventions (semantic-conventions-genai): a workflow groups agents and a plan span
+# holds the call that writes the plan — boundaries, like an agent; a memory search hands records
+# to the model — a retrieval. The other memory operations (create/update/upsert/delete, store
+# lifecycle) write, and stay under spans-ignored.
+CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan"})
+RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory"})
+# Content kept outside the trace by util-genai's upload completion hook: a reference (a URI) in
+# place of each of these attributes. afp never fetches it.
+REFERENCE_KEYS = (
+    "gen_ai.input.messages_ref",
+    "gen_ai.output.messages_ref",
+    "gen_ai.system_instructions_ref",
+    "gen_ai.tool.definitions_ref",
+)
 # The Vercel AI SDK's own spans (``experimental_telemetry``), by ``ai.operationId``: one
 # ``….doGenerate`` / ``….doStream`` span per model request, ``ai.toolCall`` per tool call, the
 # ``ai.generateText`` (…) span around them.
@@ -54,6 +66,8 @@ AI_SDK_ROLES = {
     "ai.embed.doEmbed": "embedding",
     "ai.embedMany.doEmbed": "embedding",
 }
+# OpenLLMetry's decorators (``@workflow``, ``@task``, ``@agent``, ``@tool``): the span kind, and
+# the call's arguments and return value as JSON in ``traceloop.entity.input`` / ``.output``.
 TRACELOOP_KINDS = {"tool": "tool", "agent": "agent", "workflow": "chain", "task": "chain"}
 _TL_INPUT, _TL_OUTPUT = "traceloop.entity.input", "traceloop.entity.output"
 
@@ -75,6 +89,17 @@ _MESSAGE_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+# The span events and log records afp reads, on an LLM call's span (nowhere else).
+_READ_RECORDS = frozenset(
+    {
+        DETAILS_EVENT,
+        "gen_ai.choice",
+        "gen_ai.content.prompt",
+        "gen_ai.content.completion",
+        *_MESSAGE_EVENTS,
+    }
+)
 
 
 # The records a span is read into are msgspec Structs, not dataclasses: a long trace makes
@@ -426,6 +451,11 @@ def _file_order_times(times: list[int], lo: int, hi: int) -> tuple[list[int], in
     return out, bad
 
 
+def _record_name(r: LogRecord) -> str:
+    """A log record's event name (the field, or the older ``event.name`` attribute)."""
+    return r.event_name or text_of(r.attributes.get("event.name"))
+
+
 def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[str, Any]]]:
     """(event name, body, attributes) of the span's events and joined log records, in time order.
 
@@ -439,12 +469,16 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
     # outside its range is not a time of this call; a span without a range checks none)
     lo, hi = (1, MAX_NS) if span.bad_time else (span.start_ns, span.end_ns)
     recs: list[tuple[int, str, Any, dict[str, Any]]] = []
-    times, bad_events = _file_order_times([e.time_ns for e in span.events], lo, hi)
-    for t, e in zip(times, span.events, strict=True):
+    # (only the records read as content: an evaluation of the call, written after it ended, is
+    # no message of it and its time says nothing of their order — records-ignored counts it)
+    events = [e for e in span.events if e.name in _READ_RECORDS]
+    times, bad_events = _file_order_times([e.time_ns for e in events], lo, hi)
+    for t, e in zip(times, events, strict=True):
         recs.append((t, e.name, None, e.attributes))
-    times, bad_logs = _file_order_times([r.time_ns for r in span.logs], lo, hi)
-    for t, r in zip(times, span.logs, strict=True):
-        name = r.event_name or text_of(r.attributes.get("event.name"))
+    logs = [(_record_name(r), r) for r in span.logs]
+    logs = [(n, r) for n, r in logs if n in _READ_RECORDS]
+    times, bad_logs = _file_order_times([r.time_ns for _, r in logs], lo, hi)
+    for t, (name, r) in zip(times, logs, strict=True):
         recs.append((t, name, r.body, r.attributes))
     if bad_events or bad_logs:
         what = [f"{bad_events} span event(s)"] if bad_events else []
@@ -814,8 +848,10 @@ def _tool(span: Span) -> ToolCall:
             except ValueError:
                 parsed = None
         if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
-            kwargs = parsed.get("kwargs")
-            inner: dict[str, Any] = kwargs if isinstance(kwargs, dict) else parsed
+            # (LangChain: dumpd's {"kwargs": …}, message_to_dict's {"type": "tool", "data": …}
+            # — what OpenInference's LangChain tracer writes — or the bare fields)
+            wrapped = parsed.get("kwargs", parsed.get("data"))
+            inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else parsed
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
                 call.call_id = call.call_id or inner["tool_call_id"]
                 text = as_text(inner["content"])
@@ -835,7 +871,13 @@ def _metadata(value: Any) -> dict[str, Any]:
 
 def _retrieval(span: Span, reading: Reading) -> Retrieval:
     a = span.attributes
-    r = Retrieval(query=text_of(a.get("gen_ai.retrieval.query.text") or a.get("input.value")))
+    r = Retrieval(
+        query=text_of(
+            a.get("gen_ai.retrieval.query.text")
+            or a.get("gen_ai.memory.query.text")
+            or a.get("input.value")
+        )
+    )
     for i, g in enumerate(indexed(a, "retrieval.documents")):
         g = {k.removeprefix("document."): v for k, v in g.items()}
         score = g.get("score")
@@ -859,15 +901,14 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
                 else None,
             )
         )
-    if not r.documents and "gen_ai.retrieval.documents" in a:
+    # (a memory search's records: [{"id"?, "content", "score"?, "metadata"?}])
+    key = next((k for k in ("gen_ai.retrieval.documents", "gen_ai.memory.records") if k in a), None)
+    if not r.documents and key is not None:
         try:
-            docs = _json_value(a["gen_ai.retrieval.documents"])
+            docs = _json_value(a[key])
         except BadContent as exc:
             reading.problems.append(
-                (
-                    "malformed-attribute",
-                    f"span {span.name!r} ({span.span_id}): gen_ai.retrieval.documents: {exc}",
-                )
+                ("malformed-attribute", f"span {span.name!r} ({span.span_id}): {key}: {exc}")
             )
             docs = []
         for i, d in enumerate(docs if isinstance(docs, list) else []):
@@ -915,6 +956,24 @@ def unread_operation(span: Span) -> str | None:
     return str(op_name)
 
 
+def referenced_content(span: Span) -> list[tuple[str, str]]:
+    """(attribute, reference) of each piece of the span's content stored outside the trace."""
+    a = span.attributes
+    return [(k, text_of(a[k])) for k in REFERENCE_KEYS if k in a]
+
+
+def unread_records(span: Span) -> list[str]:
+    """The names of the span's GenAI events and log records afp does not read (an evaluation's
+    ``gen_ai.evaluation.result``, an exception event, a record on a span that is not an LLM
+    call), for the ``records-ignored`` flag. Names outside ``gen_ai.*`` are not GenAI content."""
+    if not span.events and not span.logs:
+        return []
+    llm = _role(span.attributes)[0] == "llm"
+    names = [e.name for e in span.events]
+    names += [_record_name(r) for r in span.logs]
+    return [n for n in names if n.startswith("gen_ai.") and not (llm and n in _READ_RECORDS)]
+
+
 def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
     """The ``spans-ignored`` flag: ``what`` (spans, observations, runs) naming an operation afp
     does not read, counted by operation — said, never dropped in silence."""
@@ -954,7 +1013,9 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
             role = "tool"
         elif op_name in AGENT_OPERATIONS:
             role = "agent"
-        elif op_name in ("retrieval", "retrieve"):
+        elif op_name in CHAIN_OPERATIONS:
+            role = "chain"
+        elif op_name in RETRIEVAL_OPERATIONS:
             role = "retrieval"
         elif op_name == "embeddings":
             role = "embedding"
@@ -988,13 +1049,18 @@ def read_span(span: Span) -> Reading:
     elif role == "retrieval":
         reading.op = _retrieval(span, reading)
     elif role in ("agent", "chain"):
-        name = (
-            text_of(a.get("gen_ai.agent.name"))
-            or text_of(a.get("ai.telemetry.functionId"))
-            or span.name
-        )
+        if a.get("gen_ai.operation.name") == "plan":  # ("plan {agent}": the agent's plan)
+            name = span.name
+        else:
+            name = (
+                text_of(a.get("gen_ai.agent.name"))
+                or text_of(a.get("gen_ai.workflow.name"))
+                or text_of(a.get("ai.telemetry.functionId"))
+                or span.name
+            )
         if role == "agent" and name.startswith("invoke_agent "):
             name = name.removeprefix("invoke_agent ")
+        name = name.removeprefix("invoke_workflow ")
         reading.op = Boundary(
             "Agent" if role == "agent" else "Chain",
             name,

@@ -27,7 +27,9 @@ from agentbisect.importers.opentelemetry import (
 from agentbisect.importers.opentelemetry.conventions import (
     ignored_flag,
     logged_tool_results,
+    referenced_content,
     unread_operation,
+    unread_records,
 )
 from agentbisect.importers.opentelemetry.spans import Span, SpanBatch
 from agentbisect.importers.synthesize import IMPORT_KEY, Synthesis, synthesize
@@ -70,6 +72,47 @@ def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
         if op is not None:
             counts[op] = counts.get(op, 0) + 1
     return ignored_flag(counts, "span(s)")
+
+
+def _by_reference(spans: list[Span]) -> list[tuple[str, str]]:
+    """The ``content-by-reference`` flag: spans whose content an upload hook stored elsewhere."""
+    counts: dict[str, int] = {}
+    first = ""
+    held = 0
+    for s in spans:
+        refs = referenced_content(s)
+        held += bool(refs)
+        for key, ref in refs:
+            counts[key] = counts.get(key, 0) + 1
+            first = first or ref
+    if not counts:
+        return []
+    listed = ", ".join(f"{k} ×{n}" for k, n in counts.items())
+    return [
+        (
+            "content-by-reference",
+            f"{held} span(s) keep their content outside the trace ({listed}; e.g. {first[:120]}): "
+            "afp does not fetch it, so those calls read as content not captured",
+        )
+    ]
+
+
+def _unread_records(spans: list[Span]) -> list[tuple[str, str]]:
+    """The ``records-ignored`` flag: GenAI events and log records afp does not read."""
+    counts: dict[str, int] = {}
+    for s in spans:
+        for n in unread_records(s):
+            counts[n] = counts.get(n, 0) + 1
+    if not counts:
+        return []
+    listed = ", ".join(f"{n} ×{c}" for n, c in sorted(counts.items(), key=lambda c: -c[1]))
+    return [
+        (
+            "records-ignored",
+            f"{sum(counts.values())} span event(s) or log record(s) afp does not read ({listed}): "
+            "not used by the analysis",
+        )
+    ]
 
 
 def read_logs(name: str, data: bytes) -> SpanBatch:
@@ -214,6 +257,8 @@ def _import_trace(
             )
         )
     flags.extend(_ignored(spans))
+    flags.extend(_by_reference(spans))
+    flags.extend(_unread_records(spans))  # (before the synthesis: it lets the records go)
     result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
     meta = result.recording[IMPORT_KEY]
     meta["format"] = batch.form
