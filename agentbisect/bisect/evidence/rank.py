@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 
 from agentbisect.bisect.embed.vectors import Vector
+from agentbisect.bisect.evidence.highlights import Highlights, highlights
 from agentbisect.bisect.evidence.scorer import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
 from agentbisect.bisect.evidence.text import own_text
 from agentbisect.model.commitlog import CommitLog
@@ -24,6 +25,7 @@ from agentbisect.results.report import Suspect
 class SuspectEvidence(Struct):
     text: str | None
     score: EvidenceScore | None = None
+    highlights: Highlights | None = None  # where ``text`` says what the answer says
 
 
 def input_text(texts: list[str]) -> str | None:
@@ -63,6 +65,10 @@ def evidence_first(
         items, answer, embed_many, expected=expected, question=question, use=use
     ):
         ev[int(sc.id)].score = sc
+    for it, hl in zip(
+        items, highlights([it.text for it in items], answer, expected, question), strict=True
+    ):
+        ev[int(it.id)].highlights = hl
     backed = [i for i, e in enumerate(ev) if e.score is not None]
     backed.sort(key=lambda i: -ev[i].score.score)  # type: ignore[union-attr]  # stable
     rest = [i for i, e in enumerate(ev) if e.score is None]
