@@ -61,7 +61,9 @@ def test_every_format_shows_the_answer_first(tmp_path: Path) -> None:
     table = _table(80, str(TRACE)).splitlines()
     at = next(i for i, line in enumerate(table) if line.startswith("question: "))
     assert table[at].startswith("question: I bought Trailblazer") and at <= 3  # after the verdict
-    assert any(line.startswith("answer (chat#6, LLM call 2): Yes.") for line in table[at + 1 : at + 3])
+    assert any(
+        line.startswith("answer (chat#6, LLM call 2): Yes.") for line in table[at + 1 : at + 3]
+    )
     assert at < next(i for i, line in enumerate(table) if line.startswith("Suspects ("))
     text = cli("bisect", str(TRACE), "--at-llm", "-1", "--format", "text", "--no-cache")
     lines = str(text.stdout).splitlines()
@@ -117,7 +119,8 @@ def test_a_trace_is_told_in_its_own_words() -> None:
             "user message (message 2)",
         ):
             assert words in shown, (width, words)
-    assert "step" in _table(120, str(TRACE)).splitlines()[9]  # the column header
+    head = next(x for x in _table(120, str(TRACE)).splitlines() if x.startswith(" #  "))
+    assert head.split() == ["#", "source", "step", "evidence"]
     doc = json.loads(str(cli("bisect", str(TRACE), "--json", "--no-cache").stdout))
     assert [s["kind"] for s in doc["suspects"]][:2] == ["tool", "injection"]  # upstream's kind
     # a recording keeps the library's own words
@@ -137,7 +140,8 @@ def test_each_suspect_says_where_it_says_the_answer() -> None:
     top = doc["suspects"][0]["evidence"]
     best = top["highlights"][top["bestHighlight"]]
     assert top["text"][best[0] : best[1]] == "returned for a full refund within 90 days of delivery"
-    up = json.loads(str(cli("bisect", str(TRACE), "--json", "--upstream").stdout))
+    up = cli("bisect", str(TRACE), "--json", "--upstream", "--at-llm", "-1").stdout
+    up = json.loads(str(up))
     assert "confidence" not in up and all("evidence" not in s for s in up["suspects"])
 
 
@@ -146,7 +150,8 @@ def test_the_html_report_marks_the_highlights(tmp_path: Path) -> None:
     res = cli("bisect", str(TRACE), "--format", "html", "-o", str(out), "--no-cache")
     assert res.exit_code == 0, res.stderr
     page = out.read_text()
-    assert "<mark>returned for a full refund within 90 days of delivery</mark>" in page
+    best = '<mark class="best">returned for a full refund within 90 days of delivery</mark>'
+    assert best in page and "<mark>footwear</mark>" in page
     assert page.index('id="answer"') < page.index('id="suspects"') < page.index('id="timeline"')
     assert "<details" in page and "OpenTelemetry trace, 3 LLM calls" in page
     assert "shape recording" not in page
