@@ -85,7 +85,7 @@ def test_the_default_table_fits_one_80_by_40_screen() -> None:
             shown = _table(width, str(path)).splitlines()
             assert len(shown) <= 40 and all(len(line) <= width for line in shown), path
             text = "\n".join(shown)
-            assert shown[0].startswith("CORRELATIONAL · trigger ")
+            assert shown[0].startswith("CORRELATIONAL · ")
             assert "question: " in text and "answer (" in text
             assert sum(1 for line in shown if line.startswith("⚠ honesty: ")) == 1
             # moved under --details: the panel, the path scores, the evidence paths, flag texts

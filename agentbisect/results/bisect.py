@@ -65,8 +65,15 @@ class BisectResult(Struct, dict=True):  # dict: room for the cached overview
     @property
     def headline(self) -> str:
         """The one-line verdict a screen starts with: mode, trigger, top suspect, flag count."""
+        return self.verdict(short=False)
+
+    def verdict(self, *, short: bool) -> str:
+        """The headline; ``short`` (the one-screen table): the confidence first, and without
+        the trigger and flag count, which the answer line and the flags line below say."""
         r = self.report
-        parts = [r.mode.upper(), f"trigger {r.step}"]
+        parts = [r.mode.upper()] if short else [r.mode.upper(), f"trigger {r.step}"]
+        if short and r.suspects and r.confidence is not UNSET:
+            parts.append(confidence_text(r.confidence, len(r.suspects)))
         if r.suspects:
             top, view = r.suspects[0], self.views[0]
             # (a trace's words name the source; its step id is in the table's step column)
@@ -86,10 +93,12 @@ class BisectResult(Struct, dict=True):  # dict: room for the cached overview
                 parts.append(
                     "confirmed: " + ", ".join(confirmed) if confirmed else "none confirmed"
                 )
-            if r.confidence is not UNSET:
+            if r.confidence is not UNSET and not short:
                 parts.append(confidence_text(r.confidence, len(r.suspects)))
         else:
             parts.append("no suspects")
+        if short:
+            return " · ".join(parts)
         n = len(r.honestyFlags)
         parts.append(f"{n} honesty flag{'s' if n != 1 else ''}" if n else "no honesty flags")
         return " · ".join(parts)

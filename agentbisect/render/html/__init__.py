@@ -61,8 +61,8 @@ def bisect_html(o: RunOverview, res: BisectResult) -> str:
     flags = dedupe([*r.honestyFlags, *o.flags])  # each once, where it first appears
     return _page(
         f"afp bisect {r.step} · {o.source.get('file', '')}",
-        header(o, "afp bisect", verdict_line(res, len(flags))),
-        answer_section(r),
+        # the verdict and the answer it explains first, before the run's totals
+        header(o, "afp bisect", verdict_line(res, len(flags)) + answer_section(r)),
         flags_line(flags, "report"),
         suspects_section(res),
         timeline_section(o),

@@ -24,7 +24,7 @@ from rich.tree import Tree
 from agentbisect.core.js import to_fixed
 from agentbisect.core.options import DETAILS, EXPECTED
 from agentbisect.render.console import stdout_console, stdout_is_terminal
-from agentbisect.render.fit import Cell, Col, column_widths, left_out_note, print_fitted
+from agentbisect.render.fit import Cell, Col, column_widths, print_fitted
 from agentbisect.render.flags import flag_text
 from agentbisect.render.safetext import safe
 from agentbisect.render.text import (
@@ -80,7 +80,7 @@ def render_report(result: BisectResult) -> None:
 def glance(con: Console, result: BisectResult) -> None:
     """One screen: verdict, answer, suspects with their passages, one line of flags."""
     r = result.report
-    con.print(safe(result.headline, "bold"))
+    con.print(safe(result.verdict(short=True), "bold"))
     for said in answer_lines(r):
         label, _, text = said.partition(": ")
         con.print(Text.assemble((label + ": ", "dim"), safe(text)))
@@ -143,10 +143,8 @@ def _plain_table(con: Console, cols: list[Col], rows: list[list[Cell]], sus: lis
         said = _passage(s, room)
         if said is not None:
             con.print(said, no_wrap=True, overflow="ellipsis")
-    left_out = [cols[i].header for i in range(len(cols)) if widths[i] is None]
-    note = left_out_note(left_out, con.width, f"{DETAILS.flag} shows it")
-    if note is not None:
-        con.print(Text(note, style="dim"))
+    # (a column left out — the step, at 80 columns — is named by the flags line's pointer to
+    # DETAILS: a line of its own would push the verdict off a 40-line screen)
 
 
 def _passage(s: Suspect, room: int) -> Text | None:
@@ -166,7 +164,7 @@ def _passage(s: Suspect, room: int) -> Text | None:
 def _flags_line(result: BisectResult) -> Text:
     """The honesty flags in one line, by name; the full texts are under DETAILS."""
     flags = result.report.honestyFlags
-    where = f"{DETAILS.flag}: scores, evidence paths and the flags in full"
+    where = f"in full, with steps, scores and evidence paths: {DETAILS.flag}"
     if not flags:
         return Text.assemble(("no honesty flags", "dim"), " — ", (where, "dim"))
     line = safe("⚠ honesty: ", "bold yellow")
