@@ -319,10 +319,8 @@ def test_comparator_warning_once_per_run() -> None:
 
 
 def test_bisect_screen_starts_with_a_verdict_and_flags_before_paths() -> None:
-    out = cli(
-        "bisect", REACT, "--at-llm", "-1", "--embedder", "mock", "--ranking", "upstream",
-        "--details",
-    ).stdout
+    args = ["--at-llm", "-1", "--embedder", "mock", "--ranking", "upstream", "--details"]
+    out = cli("bisect", REACT, *args).stdout
     head = " ".join(out.splitlines()[:2])  # the headline may wrap at 80 columns
     assert head.startswith("CORRELATIONAL · trigger call-llm#106 · top suspect arg 'seed#0'")
     assert "(a proxy) · 3 honesty flags" in head  # upstream's two, plus mock-embedder

@@ -193,3 +193,14 @@ def test_a_long_report_on_a_terminal_goes_through_the_pager(tmp_path: Path) -> N
         ["events", str(TRACE), "--no-pager"], {"PAGER": f"cat > {out}"}, rows=5
     )
     assert code == 0 and not out.exists() and "llm.start" in screen
+
+
+def test_warnings_on_a_terminal_break_between_words() -> None:
+    from agentbisect.render.notes import wrapped
+
+    line = "afp: warning: replay could not remove execute_tool:get_refund_policy#5 " * 3
+    for width in (40, 80):
+        out = wrapped(line.strip(), width).splitlines()
+        assert " ".join(x.strip() for x in out) == " ".join(line.split())  # no word cut
+        assert all(len(x) <= width for x in out)
+        assert all(x.startswith("  ") for x in out[1:])

@@ -15,7 +15,31 @@ from agentbisect.bisect.evidence.lexical import located_terms, terms
 from agentbisect.results.bisect import passage
 
 WORDS = st.sampled_from(
-    ["refund", "Refund", "90", "days", "ninety", "SH-240", "4,500.00", "Dana", "Reyes", "VIP", "the", "of", "a", "ﬁle", "Ｆｕｌｌ", "é", "é", "“quoted”", "it's", "policy", "30-day", "1,188", "window."]
+    [
+        "refund",
+        "Refund",
+        "90",
+        "days",
+        "ninety",
+        "SH-240",
+        "4,500.00",
+        "Dana",
+        "Reyes",
+        "VIP",
+        "the",
+        "of",
+        "a",
+        "ﬁle",
+        "Ｆｕｌｌ",
+        "é",
+        "é",
+        "“quoted”",
+        "it's",
+        "policy",
+        "30-day",
+        "1,188",
+        "window.",
+    ]
 )
 TEXT = st.lists(WORDS | st.text(max_size=6), max_size=30).map(" ".join)
 
