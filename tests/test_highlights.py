@@ -49,7 +49,7 @@ def _check(spans: list[tuple[int, int]], n: int) -> None:
     assert all(b1 < a2 for (_, b1), (a2, _) in itertools.pairwise(spans))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(TEXT, min_size=1, max_size=4), TEXT, st.none() | TEXT)
 def test_spans_are_in_bounds_sorted_and_disjoint(
     texts: list[str], answer: str, q: str | None
@@ -62,7 +62,7 @@ def test_spans_are_in_bounds_sorted_and_disjoint(
             _check(c.spans, min(cap, len(text)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(TEXT)
 def test_located_terms_are_the_terms_where_nfkc_is_per_character(text: str) -> None:
     got = located_terms(text)
@@ -81,7 +81,7 @@ def test_a_shared_phrase_is_one_span_with_the_words_between() -> None:
     assert [src[a:b] for a, b in h.spans] == ["returned for a full refund within 90 days"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(TEXT, st.integers(4, 120))
 def test_the_excerpt_keeps_the_best_span_and_marks_inside_it(text: str, width: int) -> None:
     (h,) = highlights([text], text, None, None)  # every term of a text matches itself
