@@ -1,7 +1,7 @@
 """Where a suspect says what the answer says: the spans of its text the evidence signals matched.
 
 No second matcher: a span is a term the ``terms`` signal credited (a term of the answer's new
-content, ``Scoring.new`` — the question's terms and, with an expected answer, what both answers
+content, ``Scoring.new``, by the same rule ``new_content`` — the question's terms and, with an expected answer, what both answers
 share are given, not evidence) at the place the one tokenizer (``lexical.located_terms``) found
 it, and consecutive terms whose pair is one of the answer's new two-word phrases (the ``phrases``
 signal) join into one span, with the words between them. The ``claims`` and ``focus`` signals
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from msgspec import Struct
 
-from agentbisect.bisect.evidence.lexical import located_terms
-from agentbisect.bisect.evidence.signals.context import Scoring
+from agentbisect.bisect.evidence.lexical import Corpus, located_terms, profile, profile_of
+from agentbisect.bisect.evidence.signals.context import new_content
 
 
 class Highlights(Struct, frozen=True):
@@ -30,11 +30,15 @@ def highlights(
     texts: list[str], answer: str, expected: str | None, question: str | None
 ) -> list[Highlights]:
     """The matched spans of each of ``texts`` (the scored sources, in scoring order)."""
-    c = Scoring(texts, answer, expected, question)
-    new, corpus = c.new, c.corpus
+    # the scoring's own rules, without what only the signals need (vectors, focus, clauses):
+    # its IDF over the same profiles, its new content of the answer
+    located = [located_terms(t) for t in texts]
+    corpus = Corpus([profile_of([t for t, _, _ in found]) for found in located])
+    new = new_content(
+        answer, profile(question) if question else None, profile(expected) if expected else None
+    )
     out: list[Highlights] = []
-    for text in texts:
-        found = located_terms(text)
+    for found in located:
         spans: list[list[int]] = []  # [start, end] while being joined
         keys: list[set[str]] = []  # the new terms of each span (its weight)
         prev: tuple[str, int, bool] | None = None  # the last term: key, start, in the last span

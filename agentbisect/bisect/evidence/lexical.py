@@ -76,6 +76,8 @@ def located_terms(text: str) -> list[tuple[Term, int, int]]:
     own, so offsets map back. The two differ only where NFKC composes across characters, and
     there a term is at worst not located.
     """
+    if unicodedata.is_normalized("NFKC", text):  # (nearly every text: offsets are its own)
+        return _located(text)
     norm: list[str] = []
     back: list[int] = []  # the original index of each character of the normalised text
     for i, ch in enumerate(text):
@@ -141,7 +143,11 @@ class Profile(Struct):
 
 
 def profile(text: str) -> Profile:
-    ts = terms(text)
+    return profile_of(terms(text))
+
+
+def profile_of(ts: list[Term]) -> Profile:
+    """The profile of a text's terms, in order."""
     keys: dict[str, float] = {}
     for t in ts:
         keys[t.key] = max(keys.get(t.key, 0.0), t.boost)
