@@ -35,13 +35,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agentbisect.bisect.confidence import FIT_FILE, confidence, fit  # noqa: E402
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder  # noqa: E402
 from agentbisect.bisect.evidence.rank import evidence_first  # noqa: E402
 from agentbisect.bisect.evidence.scorer import SIGNALS  # noqa: E402
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
 from agentbisect.importers import load  # noqa: E402
 from agentbisect.model.run import Run  # noqa: E402
-from agentbisect.results.report import Suspect  # noqa: E402
+from agentbisect.results.report import Confidence, Suspect  # noqa: E402
 from agentbisect.schema.imported import ImportMeta  # noqa: E402
 
 CASES = ROOT / "benchmarks" / "planted" / "cases"
@@ -219,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
 
     embedders = {e: resolve_embedder(e, use_cache=False).embedder for e in {"mock", *names}}
     ranks: dict[str, list[int | None]] = {c.name: [] for c in configs}
+    calls: list[Confidence | None] = []  # the default's calibrated confidence, case by case
     t0 = time.perf_counter()
     for t in truths:
         run = Run(load(str(CASES / f"{t['scenario']}.recording.json")))
@@ -241,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                     order = localize(
                         run, at_step=step, embedder=emb, expected=expected if c.expected else None
                     ).suspects
+                    if not c.expected and e == "wordllama":
+                        calls.append(confidence(order, e))
                 else:
                     order, _ = evidence_first(
                         full.suspects,
@@ -330,6 +334,19 @@ def main(argv: list[str] | None = None) -> int:
                 f"{fmt}: {p['same']} same, {p['better']} better, {p['worse']} worse"
                 for fmt, p in paired.items()
             )
+        )
+    if calls:
+        default = ranks["wordllama × evidence-first (all signals)"]
+        sure = [r for r, c in zip(default, calls, strict=True) if c is not None and c.confident]
+        k = max((c.shortlist for c in calls if c is not None), default=1)
+        rest = [r for r, c in zip(default, calls, strict=True) if c is None or not c.confident]
+        print(
+            f"calibrated confidence (default; {FIT_FILE.name}, in-sample): confident on "
+            f"{len(sure)}/{len(calls)}, top-1 precision when confident "
+            f"{sum(1 for r in sure if r == 1)}/{len(sure)}; the others' culprit within #1–#{k}: "
+            f"{sum(1 for r in rest if r is not None and r <= k)}/{len(rest)} "
+            f"(cross-validated in the fit: precision {fit().cvPrecision}, confident share "
+            f"{fit().cvConfidentShare:.3f})"
         )
     print(f"({elapsed:.1f} s)")
     if args.misses:

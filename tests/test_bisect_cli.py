@@ -130,7 +130,7 @@ def test_text_format_control_label() -> None:
 
 
 def test_terminal_rendering() -> None:
-    res = invoke(PF, "--at-step", "call-llm#40")
+    res = invoke(PF, "--at-step", "call-llm#40", "--details")
     assert res.exit_code == 0
     out = res.stdout
     assert "CORRELATIONAL — proxies only" in out
@@ -250,7 +250,7 @@ def test_causal_text_and_terminal() -> None:
         "    runs: 3/3 flipped · similarity to original 0.970 ± 0.000 [0.970, 0.970]" in res.stdout
     )
     assert "baseline (no ablation): 0/3 flipped · similarity 1.000 ± 0.000" in res.stdout
-    res = invoke(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL["causal"])
+    res = invoke(PF, "--at-step", "call-llm#40", "--rerun", cmd, *CAUSAL["causal"], "--details")
     assert "CAUSAL — verdicts are the only causal claims" in res.stdout
     assert "baseline (no ablation)" in res.stdout
     # upstream's order puts the never-tested seed#0 first: the headline must not read as if the

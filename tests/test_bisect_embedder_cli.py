@@ -61,13 +61,17 @@ def test_default_is_wordllama_evidence_first_and_finds_the_planted_fact() -> Non
     assert set(top["signals"]) == {"semantic", "terms", "phrases", "claims", "focus", "claimShape"}
     assert "mock-embedder" not in [f["flag"] for f in rep["honestyFlags"]]
     # the table: the best-evidenced suspect first, with what it said
-    table = bisect(PF, "--at-step", "call-llm#40")
+    table = bisect(PF, "--at-step", "call-llm#40", "--details")
     assert table.exit_code == 0
-    assert "evidence-first" in table.stdout and "What each suspect said" in table.stdout
+    assert "evidence-first" in table.stdout and "Where each suspect says it" in table.stdout
     first = next(line for line in table.stdout.splitlines() if line.startswith("│ 1 "))
     assert "vip-override-fact" in first
-    said = table.stdout.split("What each suspect said", 1)[1].splitlines()[1]
-    assert said.startswith("1 vip-override-fact") and "“Customer Dana Reyes" in said
+    said = table.stdout.split("Where each suspect says it", 1)[1].splitlines()[1:3]
+    assert said[0].startswith(" 1 vip-override-fact") and "Customer Dana Reyes" in said[1]
+    # the one screen: its passage on the line under its row
+    glance = bisect(PF, "--at-step", "call-llm#40").stdout.splitlines()
+    row = next(i for i, line in enumerate(glance) if line.startswith("1  injection"))
+    assert "vip-override-fact" in glance[row] and "Customer Dana Reyes" in glance[row + 1]
 
 
 def test_fallback_to_mock_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:

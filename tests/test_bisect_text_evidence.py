@@ -183,7 +183,7 @@ def test_causal_table_keeps_its_columns_readable_at_80_and_120() -> None:
     it is left to the evidence-path tree; at 120 columns it stays."""
     rerun = f"{sys.executable} {ROOT / 'tests' / 'rerun_replay.py'} causal"
     args = ["bisect", str(PLANTED), "--at-step", "call-llm#40", "--rerun", rerun]
-    args += ["--comparator", "contains:APPROVED", "--embedder", "mock"]
+    args += ["--comparator", "contains:APPROVED", "--embedder", "mock", "--details"]
     for width in (80, 120):
         res = CliRunner().invoke(app, args, env={"COLUMNS": str(width)})
         assert res.exit_code == 0, res.stderr
@@ -214,7 +214,7 @@ def test_the_terminal_table_names_all_six_signals_and_their_weights() -> None:
     # the table's footer was written by hand and had gone stale: five signals, no focus (the
     # heaviest, ×2) and claims (×0) named as if it counted
     args = [*ROUTED, "--embedder", "mock"]
-    res = CliRunner().invoke(app, ["bisect", *args], env={"COLUMNS": "80"})
+    res = CliRunner().invoke(app, ["bisect", *args, "--details"], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.stderr
     assert all(len(x) <= 80 for x in res.stdout.splitlines())
     words = " ".join(res.stdout.split())

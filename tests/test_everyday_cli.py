@@ -319,9 +319,8 @@ def test_comparator_warning_once_per_run() -> None:
 
 
 def test_bisect_screen_starts_with_a_verdict_and_flags_before_paths() -> None:
-    out = cli(
-        "bisect", REACT, "--at-llm", "-1", "--embedder", "mock", "--ranking", "upstream"
-    ).stdout
+    args = ["--at-llm", "-1", "--embedder", "mock", "--ranking", "upstream", "--details"]
+    out = cli("bisect", REACT, *args).stdout
     head = " ".join(out.splitlines()[:2])  # the headline may wrap at 80 columns
     assert head.startswith("CORRELATIONAL · trigger call-llm#106 · top suspect arg 'seed#0'")
     assert "(a proxy) · 3 honesty flags" in head  # upstream's two, plus mock-embedder
@@ -339,7 +338,9 @@ def test_long_evidence_paths_are_collapsed(capsys: pytest.CaptureFixture[str]) -
     report = localize(open_run(REACT), at_step="call-llm#106")
     s = report.suspects[0]
     s.edgePath = s.edgePath * 8  # a long path
-    get_renderer("table").render(bisect_result(report))
+    result = bisect_result(report)
+    result.details = True  # (the evidence paths are in the full report)
+    get_renderer("table").render(result)
     out = capsys.readouterr().out
     assert f"… {len(s.edgePath) - 4} more hop(s) …" in out
 

@@ -402,3 +402,38 @@ def test_evidence_page_fits_a_normal_window(
             dest = Path(os.environ["AFP_SCREENSHOT_DIR"]) / "html-report-evidence.png"
             page.locator("#suspects table.sus").screenshot(path=str(dest))
         _clean(v)
+
+
+def test_a_trace_report_reads_answer_first(browser: Browser, tmp_path: Path) -> None:
+    """Issue 25: the verdict and the answer first, the flags one line that opens without a
+    script, the suspects before the timeline with the matched passage marked; screenshots kept
+    (copied to AFP_SCREENSHOT_DIR when set)."""
+    out = tmp_path / "trace.html"
+    trace = ROOT / "fixtures" / "otel" / "oaiv2-2.4b0-span-only.tool-planted.otlp.json"
+    res = cli("bisect", str(trace), "--format", "html", "-o", str(out), "--no-cache")
+    assert res.exit_code == 0, res.stderr
+    v = browser.open(out, scripts=False, width=1280)
+    page = v.page
+    assert (
+        page.locator("#read").inner_text() == "OpenTelemetry trace, 3 LLM calls, content captured"
+    )
+    y = {k: page.locator(k).bounding_box()["y"] for k in ("#verdict", "#answer", "#suspects")}
+    y["#timeline"] = page.locator("#timeline").bounding_box()["y"]
+    assert y["#verdict"] < y["#answer"] < y["#suspects"] < y["#timeline"]
+    flags = page.locator("#flags")
+    assert flags.bounding_box()["height"] < 60  # one line, not a box above everything
+    assert not page.locator("#flags li").first.is_visible()
+    best = page.locator("table.sus mark.best").first
+    assert best.is_visible() and best.inner_text().startswith("returned for a full refund")
+    shots = [tmp_path / "html-bisect-trace.png", tmp_path / "html-bisect-trace-flags.png"]
+    page.screenshot(path=str(shots[0]), full_page=False)
+    page.locator("#flags summary").click()
+    assert page.locator("#flags li").first.is_visible()
+    flags.screenshot(path=str(shots[1]))
+    for png in shots:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
+        dest = os.environ.get("AFP_SCREENSHOT_DIR")
+        if dest:
+            shutil.copy(png, Path(dest) / png.name)
+    assert v.foreign_requests() == []
+    _clean(v)

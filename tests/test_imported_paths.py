@@ -104,7 +104,8 @@ def _retriever_lines(out: str, step: str) -> list[str]:
 def test_the_terminal_path_names_every_document(fmt: str) -> None:
     path = TRACES[0]
     (step, docs), *_ = _retrieved(path).items()
-    res = cli("bisect", str(path), *ARGS, "--format", fmt, env={"COLUMNS": "250"})
+    details = ["--details"] if fmt == "table" else []  # (the paths: the full table's tree)
+    res = cli("bisect", str(path), *ARGS, "--format", fmt, *details, env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.stderr
     lines = _retriever_lines(res.stdout, step)
     n = len(_doc_suspects(_report(path), {step: docs}))
@@ -158,7 +159,8 @@ def test_hostile_document_ids_stay_plain_text(tmp_path: Path) -> None:
     (step, docs), *_ = _retrieved(trace).items()
     assert f"doc:{evil}" in docs
     for fmt in ("table", "text"):
-        res = cli("bisect", str(trace), *ARGS, "--format", fmt, env={"COLUMNS": "250"})
+        details = ["--details"] if fmt == "table" else []  # (the paths: the full table's tree)
+        res = cli("bisect", str(trace), *ARGS, "--format", fmt, *details, env={"COLUMNS": "250"})
         assert res.exit_code == 0, res.stderr
         lines = _retriever_lines(res.stdout, step)
         assert len(lines) == len(docs)

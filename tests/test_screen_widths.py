@@ -108,12 +108,15 @@ TRIGGER = {
 def test_bisect_table_fits_and_keeps_identities_whole(path: Path, width: int) -> None:
     trigger = TRIGGER.get(path.name, ["--at-llm", "-1"])
     args = ["bisect", str(path), *trigger, "--embedder", "mock"]
-    res = cli(*args, env={"COLUMNS": str(width), "LINES": "50"})
+    glance = cli(*args, env={"COLUMNS": str(width), "LINES": "50"})  # the one screen
+    assert glance.exit_code == 0, glance.stderr
+    assert not _too_wide(str(glance.stdout), width)
+    res = cli(*args, "--details", env={"COLUMNS": str(width), "LINES": "50"})
     shown = str(res.stdout)
     assert res.exit_code == 0, res.stderr
     assert not _too_wide(shown, width)
     doc = json.loads(str(cli(*args, "--json", env={"COLUMNS": str(width)}).stdout))
-    table = shown.split("What each suspect said")[0]
+    table = shown.split("Where each suspect says it")[0]
     for s in doc["suspects"]:
         d = s.get("detail") or {}
         ident = d.get("toolName") or d.get("injectionId") or s["source"]
@@ -138,13 +141,14 @@ def test_a_causal_table_keeps_verdicts_whole_at_80(tmp_path: Path) -> None:
             "mock",
             "--ranking",
             ranking,
+            "--details",
             *rerun_until_approved(answer),
         )
         assert not _too_wide(shown, 80)
         assert "confirmed 3/3" in shown and "not-confirmed 0/3" in shown
         # every score whole (the upstream ranking's path column was cut to "0.9…" before)
         table = shown[shown.index("Suspects (") :]
-        table = table[: min(i for i in (table.find("What each"), table.find("≤ path")) if i > 0)]
+        table = table[: min(i for i in (table.find("Where each"), table.find("≤ path")) if i > 0)]
         assert "…" not in table, table
 
 

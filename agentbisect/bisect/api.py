@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from msgspec import Struct, field
+from msgspec import UNSET, Struct, field
 
 from agentbisect.bisect.embed.choose import resolve_embedder
 from agentbisect.bisect.options import (
@@ -408,6 +408,11 @@ def bisect_run(
             from agentbisect.bisect.trigger import explained
 
             report.trigger = explained(run, report.step)
+            if report.ranking == "evidence-first" and report.contrastive is UNSET:
+                # (calibrated on plain evidence scores: a contrastive score is another scale)
+                from agentbisect.bisect.confidence import confidence
+
+                report.confidence = confidence(report.suspects, str(report.embedder)) or UNSET
         if opts.attribution and rerun_opts is not None and runner is not None:
             from agentbisect.bisect.causal.probes import BudgetSpent
             from agentbisect.bisect.causal.surrogate import parallel_batch, run_surrogate
@@ -468,6 +473,7 @@ def bisect_run(
         overview_of=overview_of if overview else None,
         no_verdict=pol.no_verdict,
         no_restore_verdict=pol.no_restore_verdict,
+        imported=run.import_meta is not None,
     )
 
 

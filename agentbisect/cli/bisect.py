@@ -49,11 +49,13 @@ from agentbisect.core.errors import GateTripped
 from agentbisect.core.options import (
     AT_LLM,
     AT_STEP,
+    DETAILS,
     EXPECTED,
     FILE,
     FORCE,
     JSON,
     LOGS,
+    NO_PAGER,
     OUTPUT,
     RERUN,
     TRACE_ID,
@@ -122,6 +124,8 @@ SPEC = CommandSpec(
     MASK_SEED,
     ATTRIBUTION_SCORE,
     FORMAT,
+    DETAILS,
+    NO_PAGER,
     OUTPUT,
     FORCE,
     JSON,
@@ -137,6 +141,8 @@ def run(
     *,
     file: str,
     fmt: BisectFormat | None,
+    details: bool,
+    no_pager: bool,
     output: str | None,
     force: bool,
     as_json: bool,
@@ -176,6 +182,7 @@ def run(
             on_tokens=bar.tokens if bar is not None else None,
         )
     del run  # only the HTML page reads the run again (see cli/aggregate.py)
+    result.details, result.page = details, not no_pager
     emit(name, result, output, force)
     if opts.fail_on:
         raised = [f.flag for f in result.report.honestyFlags]

@@ -9,6 +9,7 @@ from agentbisect.core.options import (
     FILE,
     FORCE,
     LOGS,
+    NO_PAGER,
     OUTPUT,
     STAGE,
     SUBFLOW_PATH,
@@ -61,6 +62,7 @@ SPEC = CommandSpec(
     FORMAT,
     JSON,
     TABLE,
+    NO_PAGER,
     OUTPUT,
     FORCE,
     VERBOSE,
@@ -81,6 +83,7 @@ def run(
     fmt: EventsFormat | None,
     as_json: bool,
     table: bool,
+    no_pager: bool,
     output: str | None,
     force: bool,
     verbose: bool,
@@ -104,4 +107,5 @@ def run(
         emit(name, step_graph(run), output, force)
         return
     result = select_events(run, types=types, stage=stage, path=path, at=at, limit=limit)
+    result.page = not no_pager
     emit(name, result, output, force)

@@ -172,6 +172,14 @@ OUTPUT = Opt(
     help="Write the report to FILE (atomically) instead of stdout.",
 )
 FORCE = Opt("force", "--force", kind=bool, help="With -o: replace an existing regular file.")
+# afp events and afp bisect: a long table on a terminal goes through the pager (render/pager.py)
+NO_PAGER = Opt(
+    "no_pager",
+    "--no-pager",
+    kind=bool,
+    help="Print a long table straight to the terminal (default: through $AFP_PAGER, $PAGER or "
+    "less, as git does; never in a pipe).",
+)
 
 
 class CommandSpec:
@@ -311,6 +319,14 @@ EXPECTED = Opt(
     "--expected",
     metavar="TEXT|@FILE",
     help="The right answer: evidence scores become contrastive (what the two answers disagree on).",
+)
+# the bisect table: one screen by default; this row is named by the screen that points to it
+DETAILS = Opt(
+    "details",
+    "--details",
+    kind=bool,
+    help="The table with everything: the run's ranking and slice, each suspect's step and "
+    "signal scores, every passage, the evidence paths and the honesty flags in full.",
 )
 RERUN = Opt(
     "rerun",

@@ -14,6 +14,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 
+from agentbisect.render.console import stderr_is_terminal
 from agentbisect.render.safetext import clean
 
 # The whole message when an error follows warnings: at most this many lines, the error's included.
@@ -70,10 +71,30 @@ def held() -> Iterator[None]:
     _write(pending)
 
 
+def wrapped(line: str, width: int) -> str:
+    """``line`` broken between words to ``width`` columns, the rest indented two spaces (a
+    terminal would cut it mid-word); a word longer than a line stays whole."""
+    import textwrap
+
+    return textwrap.fill(
+        line,
+        width=max(width, 20),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+
+
 def _write(lines: list[str]) -> None:
     if not lines:
         return
     try:
+        if stderr_is_terminal():
+            import shutil
+
+            width = shutil.get_terminal_size((80, 24)).columns
+            lines = [wrapped(line, width) for line in lines]
         sys.stderr.write("".join(line + "\n" for line in lines))
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed: nowhere left to say it

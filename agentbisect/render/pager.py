@@ -51,14 +51,15 @@ def _colour_ok(command: str | None) -> bool:
 
 
 @contextmanager
-def paged(line_count: int) -> Iterator[tuple[IO[str], bool]]:
-    """A text stream for ``line_count`` lines, and whether it may carry colour.
+def paged(line_count: int, page: bool = True) -> Iterator[tuple[IO[str], bool]]:
+    """A text stream for ``line_count`` lines, and whether it may carry colour (``page``
+    False: never a pager, the ``NO_PAGER`` option).
 
     The stream is the pager's input when stdout is a terminal the lines do not fit on, else
     stdout. On leaving, waits for the pager to exit, so that what is printed next (warnings on
     stderr) lands below it rather than inside its screen.
     """
-    command = pager_command() if stdout_is_terminal() else None
+    command = pager_command() if page and stdout_is_terminal() else None
     if command is None or line_count < terminal_size()[1]:
         yield sys.stdout, _colour_ok(None)
         return

@@ -140,7 +140,7 @@ def format_report(result: BisectResult) -> str:
         trig += f", score {to_fixed(r.triggerScore, 2)}"
     step_name = r.stepName if r.stepName is not UNSET else "undefined"
     head = f'CONTEXT BUG LOCALIZATION — trigger {r.step} "{step_name}" ({trig})'
-    evidence_first = r.ranking == "evidence-first"
+    evidence_first = r.evidenceScoring is not UNSET
     if r.mode == "causal":
         mode = MODE_CAUSAL
     else:
@@ -222,6 +222,10 @@ def _ranking_line(r: ContextBugReport) -> str:
         ranking = f"ranking: {r.ranking}"
         if r.ranking == "evidence-first":
             ranking += " (content-backed suspects by evidence score, then structure-only)"
+        elif r.ranking == "learned":
+            ranking += (
+                " (content-backed suspects by the learned model's probability, then structure-only)"
+            )
         if r.contrastive is True:
             ranking += f" · contrastive ({EXPECTED.flag})"
         parts.append(ranking)

@@ -39,6 +39,7 @@ class EventsResult(Struct):
     lean: bool
     flags: list[HonestyFlag]
     notes: list[str] = field(default_factory=list)  # said on stderr (e.g. nothing matched)
+    page: bool = True  # a long terminal table goes through the pager (NO_PAGER turns it off)
 
     @property
     def title(self) -> str:

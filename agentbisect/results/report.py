@@ -126,6 +126,12 @@ class SuspectEvidence(Struct, kw_only=True):
     score: Num  # the evidence score the evidence-first ranking orders by
     signals: EvidenceSignals
     termsShared: list[str]  # the answer's content terms this text contains
+    # Where ``text`` says what the answer says (bisect/evidence/highlights.py): sorted, disjoint
+    # [start, end) offsets in code points (Python string indices, not UTF-16 units) into
+    # ``text`` — which is the start of ``detail.text`` where the suspect has one, so the same
+    # offsets index ``detail.text`` — and the index of the heaviest span (None without spans).
+    highlights: list[tuple[int, int]] = []
+    bestHighlight: int | None = None
 
 
 class Suspect(Struct, kw_only=True):
@@ -267,6 +273,22 @@ class TriggerText(Struct, kw_only=True):
     question: str | None
 
 
+class Confidence(Struct, kw_only=True):
+    """agentbisect extension: how far to trust the top suspect (bisect/confidence.py) — a
+    probability calibrated on the planted-culprit corpus from the evidence margin; ``confident``
+    only above the margin whose cross-validated top-1 precision reached 90 %, else the report
+    names the shortlist #1–#``shortlist``."""
+
+    margin: Num  # the top's evidence score minus the next content-backed suspect's
+    probability: Num  # calibrated P(the top suspect is the culprit)
+    confident: bool
+    shortlist: int  # 1 when confident; else how many of the first suspects to check
+    threshold: Num | None  # the margin a confident call needs (None: none reached the target)
+    precisionWhenConfident: Num | None  # cross-validated, on the corpus
+    confidentShare: Num  # how often the corpus's cases were called confident (cross-validated)
+    calibratedOn: str
+
+
 class ContextBugReport(Struct, kw_only=True):
     step: str
     stepName: str | UnsetType = UNSET
@@ -274,6 +296,8 @@ class ContextBugReport(Struct, kw_only=True):
     triggerScore: Num | UnsetType = UNSET
     # agentbisect extension (absent under upstream parity): the answer being explained
     trigger: TriggerText | UnsetType = UNSET
+    # agentbisect extension (absent under upstream parity): how far to trust the top suspect
+    confidence: Confidence | UnsetType = UNSET
     mode: str
     rankedBy: str
     suspects: list[Suspect]

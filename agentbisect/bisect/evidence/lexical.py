@@ -65,10 +65,40 @@ class Term(Struct, frozen=True):
 
 def terms(text: str) -> list[Term]:
     """Content terms in order: normalised numbers, codes, names and stemmed rare words."""
-    out: list[Term] = []
-    text = unicodedata.normalize("NFKC", text)
+    return [t for t, _, _ in _located(unicodedata.normalize("NFKC", text))]
+
+
+def located_terms(text: str) -> list[tuple[Term, int, int]]:
+    """``terms`` with where each stands in ``text``: (term, start, end) as Python string
+    indices (code points) into ``text`` itself, as given (not its NFKC form).
+
+    ``terms`` reads the NFKC form of the whole text; here each character is normalised on its
+    own, so offsets map back. The two differ only where NFKC composes across characters, and
+    there a term is at worst not located.
+    """
+    if unicodedata.is_normalized("NFKC", text):  # (nearly every text: offsets are its own)
+        return _located(text)
+    norm: list[str] = []
+    back: list[int] = []  # the original index of each character of the normalised text
+    for i, ch in enumerate(text):
+        n = unicodedata.normalize("NFKC", ch) if ord(ch) > 127 else ch
+        norm.append(n)
+        back.extend([i] * len(n))
+    back.append(len(text))
+    joined = "".join(norm)
+    out: list[tuple[Term, int, int]] = []
+    for t, a, b in _located(joined):
+        end = back[b - 1] + 1 if b > a else back[a]
+        out.append((t, back[a], end))
+    return out
+
+
+def _located(text: str) -> list[tuple[Term, int, int]]:
+    # the one tokenizer of both: each term with the span of the token it came from
+    out: list[tuple[Term, int, int]] = []
     for m in re.finditer(_TOKEN, text):
         raw = m.group(0)
+        at = (m.start(), m.end())
         low = raw.lower().replace("’", "'")
         if low.endswith("'s"):
             low = low[:-2]
@@ -79,22 +109,22 @@ def terms(text: str) -> list[Term]:
                 n = low.replace(",", "")
                 if "." in n:
                     n = n.rstrip("0").rstrip(".") or "0"
-                out.append(Term(n, 2.0))
+                out.append((Term(n, 2.0), *at))
             else:
                 # a code (SH-240, 4be19c2): the whole, and its numeric parts (240)
-                out.append(Term(low, 2.0))
-                out.extend(Term(p, 2.0) for p in re.findall(r"\d+", low) if p != low)
+                out.append((Term(low, 2.0), *at))
+                out.extend((Term(p, 2.0), *at) for p in re.findall(r"\d+", low) if p != low)
             continue
         for part in re.split(r"[.,'\-]", low):
             if not part:
                 continue
             if part in _NUMBER_WORDS:
-                out.append(Term(_NUMBER_WORDS[part], 2.0))
+                out.append((Term(_NUMBER_WORDS[part], 2.0), *at))
                 continue
             if part in STOP or len(part) < 2:
                 continue
             name = raw[:1].isupper() and m.start() > 0 and not _sentence_start(text, m.start())
-            out.append(Term(_stem(part), 1.5 if name else 1.0))
+            out.append((Term(_stem(part), 1.5 if name else 1.0), *at))
     return out
 
 
@@ -113,7 +143,11 @@ class Profile(Struct):
 
 
 def profile(text: str) -> Profile:
-    ts = terms(text)
+    return profile_of(terms(text))
+
+
+def profile_of(ts: list[Term]) -> Profile:
+    """The profile of a text's terms, in order."""
     keys: dict[str, float] = {}
     for t in ts:
         keys[t.key] = max(keys.get(t.key, 0.0), t.boost)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 
 from agentbisect.bisect.embed.vectors import Vector
+from agentbisect.bisect.evidence.highlights import Highlights, highlights
 from agentbisect.bisect.evidence.learned import probabilities
 from agentbisect.bisect.evidence.scorer import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
 from agentbisect.bisect.evidence.text import own_text
@@ -29,6 +30,7 @@ from agentbisect.schema.imported import ImportMeta
 class SuspectEvidence(Struct):
     text: str | None
     score: EvidenceScore | None = None
+    highlights: Highlights | None = None  # where ``text`` says what the answer says
 
 
 def input_text(texts: list[str]) -> str | None:
@@ -57,7 +59,7 @@ def score_suspects(
     use: Sequence[str] = SIGNALS,
 ) -> list[SuspectEvidence]:
     """Each suspect's own text and (when it has text and the trigger an answer) its evidence
-    score, in the suspects' order."""
+    score and highlights, in the suspects' order."""
     answer = own_text(log, trigger)
     ev = [SuspectEvidence(suspect_text(s, log)) for s in suspects]
     if answer is None:
@@ -69,6 +71,10 @@ def score_suspects(
         items, answer, embed_many, expected=expected, question=question, use=use
     ):
         ev[int(sc.id)].score = sc
+    for it, hl in zip(
+        items, highlights([it.text for it in items], answer, expected, question), strict=True
+    ):
+        ev[int(it.id)].highlights = hl
     return ev
 
 

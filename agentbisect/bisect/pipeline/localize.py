@@ -16,6 +16,7 @@ from agentbisect.bisect.causal.specs import name_sources
 from agentbisect.bisect.embed.batch import localization_texts
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder
 from agentbisect.bisect.embed.vectors import Embedder
+from agentbisect.bisect.evidence.highlights import Highlights, clip
 from agentbisect.bisect.evidence.influence import score_influence, score_lexical_influence
 from agentbisect.bisect.evidence.learned import learned_scoring
 from agentbisect.bisect.evidence.rank import evidence_first, learned_first
@@ -262,6 +263,14 @@ def localize(
     )
 
 
+def _highlighted(h: Highlights | None, length: int) -> dict[str, Any]:
+    """The report's highlight fields for a text capped at ``length`` characters."""
+    if h is None:
+        return {}
+    h = clip(h, length)
+    return {"highlights": h.spans, "bestHighlight": h.best}
+
+
 def _evidence_first(
     suspects: list[Suspect],
     run: Run,
@@ -286,5 +295,6 @@ def _evidence_first(
                 score=ev.score.score,
                 signals=EvidenceSignals(**ev.score.signals),
                 termsShared=ev.score.terms_shared,
+                **_highlighted(ev.highlights, EVIDENCE_TEXT_CHARS),
             )
     return ordered

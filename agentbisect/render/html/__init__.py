@@ -24,6 +24,7 @@ from agentbisect.render.html.page import document
 from agentbisect.render.html.run import (
     calls_section,
     flags_banner,
+    flags_line,
     header,
     overview_sections,
     timeline_section,
@@ -55,17 +56,18 @@ def aggregate_html(o: RunOverview) -> str:
 
 
 def bisect_html(o: RunOverview, res: BisectResult) -> str:
-    """``afp bisect``'s HTML format: verdict and flags, the timeline (where the trigger sits),
-    the suspects with their paths, then calls and boundaries."""
+    """``afp bisect``'s HTML format: the verdict, the answer being explained, the honesty flags
+    in one line that opens, the suspects with their highlights and paths, the timeline (where
+    the trigger sits), then reruns, calls and boundaries."""
     r = res.report
     flags = dedupe([*r.honestyFlags, *o.flags])  # each once, where it first appears
     return _page(
         f"afp bisect {r.step} · {o.source.get('file', '')}",
-        header(o, "afp bisect", verdict_line(res, len(flags))),
-        answer_section(r),
-        flags_banner(flags, "report"),
-        timeline_section(o),
+        # the verdict and the answer it explains first, before the run's totals
+        header(o, "afp bisect", verdict_line(res, len(flags)) + answer_section(r)),
+        flags_line(flags, "report"),
         suspects_section(res),
+        timeline_section(o),
         reruns_section(r),
         attribution_section(r),
         calls_section(o, r.step),

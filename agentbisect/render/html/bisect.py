@@ -27,7 +27,7 @@ from agentbisect.render.text import (
     stats_text,
     upstream_score_text,
 )
-from agentbisect.results.bisect import BisectResult, SuspectView
+from agentbisect.results.bisect import BisectResult, SuspectView, confidence_text, passage
 from agentbisect.results.report import (
     ContextBugReport,
     EdgePathStep,
@@ -54,10 +54,12 @@ def verdict_line(res: BisectResult, n_flags: int) -> str:
         status = s.verdict.verdict if s.verdict is not UNSET else None
         if status is None:
             status = "not rerun-tested" if causal else "a proxy"
-        top = (
-            f" · top suspect {esc(s.kind)} <b>{esc(who)}</b> ({esc(res.score_text(0))}, "
-            f"{esc(status)})"
-        )
+        view = res.views[0]
+        # a trace's suspect in its own words (the words name it: "tool result lookup_order …")
+        what = f"<b>{esc(view.words)}</b>" if view.words else f"{esc(s.kind)} <b>{esc(who)}</b>"
+        top = f" · top suspect {what} ({esc(res.score_text(0))}, {esc(status)})"
+        if r.confidence is not UNSET:
+            top += f" · {esc(confidence_text(r.confidence, len(r.suspects)))}"
         if causal:
             confirmed = [res.views[i].identity for i in res.confirmed]
             top += (
@@ -86,6 +88,31 @@ def answer_section(r: ContextBugReport) -> str:
     return out + "</section>"
 
 
+# the passage the suspects table shows of each suspect's text, centred on its best highlight
+SAID_CHARS = 160
+
+
+def marked(text: str, spans: list[tuple[int, int]], best: int | None, first: int = 0) -> str:
+    """``text`` escaped, each span wrapped in <mark> (the best one ``class="best"``); ``first``
+    is the index of ``spans[0]`` among the suspect's highlights (a passage shows some)."""
+    out, at = [], 0
+    for n, (a, b) in enumerate(spans):
+        cls = ' class="best"' if first + n == best else ""
+        out.append(f"{esc(text[at:a])}<mark{cls}>{esc(text[a:b])}</mark>")
+        at = b
+    out.append(esc(text[at:]))
+    return "".join(out)
+
+
+def _said(s: Suspect) -> str:
+    """The suspects table's cell: its passage around the best highlight, marked."""
+    ev = s.evidence
+    if ev is UNSET or not ev.text.strip():
+        return '<span class="muted">(nothing)</span>'
+    shown, marks, first = passage(ev.text, ev.highlights, ev.bestHighlight, SAID_CHARS)
+    return marked(shown, marks, ev.bestHighlight, first)
+
+
 def _hop_keys(h: EdgePathStep) -> str:
     """What a hop carried: every key when an imported run's hop carries several."""
     if h.keys is not UNSET:
@@ -112,6 +139,16 @@ def _evidence(s: Suspect) -> str:
         else:
             parts.append(f"stage {s.source}{name} is the trigger itself")
     return "\n".join(parts)
+
+
+def _evidence_html(s: Suspect) -> str:
+    """``_evidence`` escaped, with the highlights of the suspect's own text marked (they index
+    that text, which ``_evidence`` puts first)."""
+    text = _evidence(s)
+    ev = s.evidence
+    if ev is UNSET or not ev.text or not text.startswith(ev.text):
+        return esc(text)
+    return marked(ev.text, ev.highlights, ev.bestHighlight) + esc(text[len(ev.text) :])
 
 
 def _score(s: Suspect) -> str:
@@ -177,6 +214,11 @@ def _path_ids(s: Suspect) -> str:
 
 def _who(i: int, s: Suspect, view: SuspectView) -> str:
     stage = f"{s.source} {s.stageName}" if isinstance(s.stageName, str) else s.source
+    if view.words:  # a trace's suspect in its own words; its step id beside it
+        return (
+            f'<td class="n">{i}</td><td class="txt ident" colspan="2"><b>{esc(view.words)}</b>'
+            f'</td><td class="mono txt">{esc(s.source)}</td>'
+        )
     return (
         f'<td class="n">{i}</td><td>{esc(s.kind)}</td><td class="txt ident"><b>'
         f'{esc(view.identity)}</b></td><td class="mono txt">{esc(stage)}</td>'
@@ -192,9 +234,16 @@ def _row(i: int, s: Suspect, cells: str, causal: bool, group: str = "") -> str:
     return f'<tr data-suspect="{i}"{attr}>{cells}</tr>'
 
 
+def _who_head(res: BisectResult) -> list[str]:
+    """The header over ``_who``'s cells: a trace's suspects are told in its own words."""
+    if res.imported and any(v.words for v in res.views):
+        return [*ths(">#"), '<th colspan="2">source</th>', *ths("step")]
+    return ths(">#", "kind", "identity", "stage")
+
+
 def _ranked_table(res: BisectResult, causal: bool) -> str:
     """Upstream's order (the upstream ranking, upstream parity): one table, upstream's scores."""
-    head = ths(">#", "kind", "identity", "stage", ">score", ">path", ">content")
+    head = _who_head(res) + ths(">score", ">path", ">content")
     if causal:
         head += ths("verdict (flips)")
     rows = []
@@ -219,10 +268,10 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
     pairs = list(enumerate(zip(res.report.suspects, res.views, strict=True), 1))
     backed = [(i, s, v) for i, (s, v) in pairs if v.backed]
     bare = [(i, s, v) for i, (s, v) in pairs if not v.backed]
-    head = ths(">#", "kind", "identity", "stage", ">evidence", ">path", "what it said")
+    head = _who_head(res) + ths(">evidence", ">path", "where it says it")
     if causal:
         head += ths("verdict (flips)")
-    span = len(head)
+    span = len(head) + (1 if "colspan" in head[1] else 0)
     rows = []
     if backed:
         rows.append(
@@ -234,7 +283,7 @@ def _grouped_tables(res: BisectResult, causal: bool) -> str:
         )
     for i, s, v in backed:
         score = f3(s.evidence.score) if s.evidence is not UNSET else "—"
-        said = esc(v.said) if v.said else '<span class="muted">(nothing)</span>'
+        said = _said(s)
         cells = (
             _who(i, s, v) + f'<td class="n">{score}</td>'
             f'<td class="n">{f3(s.structuralScore)}</td><td class="said">{said}</td>'
@@ -275,7 +324,7 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
         extra += f'<p class="muted">{esc(s.ablation.note)}</p>'
     ev = s.evidence
     said = group = tag = ""
-    if r.ranking == "evidence-first":
+    if r.evidenceScoring is not UNSET:
         group = " backed" if view.backed else " bare"
         if ev is not UNSET:
             said = '<p class="lead">What it said (its own text, judged against the answer):</p>'
@@ -297,7 +346,7 @@ def _suspect_details(i: int, s: Suspect, view: SuspectView, res: BisectResult) -
         f'data-path="{esc(_path_ids(s))}"'
         f"{' open' if i == 1 else ''}><summary>#{i} {esc(s.kind)} "
         f'{esc(view.identity)} <span class="muted mono">at {esc(s.source)}</span>{tag}</summary>'
-        f'{said}<div class="evidence">{esc(_evidence(s))}</div>{score}{extra}'
+        f'{said}<div class="evidence">{_evidence_html(s)}</div>{score}{extra}'
         f"<h3>Evidence path: trigger → source ({len(s.edgePath)} hop"
         f"{'s' if len(s.edgePath) != 1 else ''})</h3>"
         f'<div class="path">{path_svg(s, r.step)}</div></details>'
@@ -312,7 +361,7 @@ def suspects_section(res: BisectResult) -> str:
             "suspects.</p></section>"
         )
     causal = any(s.verdict is not UNSET or s.runs is not UNSET for s in r.suspects)
-    evidence_first = r.ranking == "evidence-first"
+    evidence_first = r.evidenceScoring is not UNSET
     st = r.sliceStats
     slice_line = (
         f"slice: {st.nodes} nodes · {st.dataEdges} data · {st.controlEdges} control · "
@@ -325,6 +374,8 @@ def suspects_section(res: BisectResult) -> str:
         if r.ranking is not UNSET:
             how = {
                 "evidence-first": "content-backed suspects by evidence score, then structure-only",
+                "learned": "content-backed suspects by the learned model's probability, then "
+                "structure-only",
                 "upstream": "upstream's order, path × content score",
             }.get(r.ranking, "")
             parts.append(f"ranking <b>{esc(r.ranking)}</b>" + (f" ({esc(how)})" if how else ""))

@@ -133,6 +133,9 @@ min-width:120px}.tot b{display:block;font-size:18px}.tot span{color:var(--muted)
 margin:10px 0}.flags h2{border:0;margin:0 0 4px;padding:0;color:var(--warn);font-size:15px}
 .flags ul{margin:0;padding-left:18px}.flags li{margin:2px 0}
 .flags.none{background:var(--soft);border-color:var(--line)}.flags.none h2{color:var(--muted)}
+details.flags{padding:4px 12px}details.flags>summary{cursor:pointer;color:var(--warn)}
+details.flags>summary b{font-weight:600}details.flags ul{margin:6px 0 2px}
+mark{background:#fde68a;color:inherit;padding:0 1px;border-radius:2px}mark.best{background:#fbbf24}
 .mode{display:inline-block;font-weight:600;border-radius:4px;padding:1px 8px;margin-right:6px}
 .mode.corr{background:#fff0c2;color:#6d4a00}.mode.causal{background:#d8f1e0;color:#0e5a2e}
 .verdict-line{font-size:15px;margin:6px 0}

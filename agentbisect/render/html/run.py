@@ -3,6 +3,7 @@ timeline, the boundary tree with rollups, and the per-call tables."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,25 @@ from agentbisect.render.html.page import esc, ms, num, table, ths, totals
 from agentbisect.render.html.timeline import timeline_svg
 from agentbisect.results import RunOverview
 
+# the flags that say a run's content was not kept (their notes say how much)
+_NO_CONTENT = ("content-not-captured", "lean-no-content")
+_RECORDING_SHAPE = re.compile(r"[A-E]: (\w+)")  # "B: recording {snapshot, events, structure}"
+
+
+def plain_words(o: RunOverview) -> str:
+    """What was read, as a user names it: "OpenTelemetry trace, 3 LLM calls, content captured"."""
+    src = o.source
+    name = str(src.get("shapeName") or src.get("shape") or "run")
+    shape = _RECORDING_SHAPE.match(name)
+    if shape:
+        name = f"agentfootprint {shape.group(1)}"
+    n = o.totals.llmCalls
+    got = {f.flag for f in o.flags}
+    content = "content not captured" if got & set(_NO_CONTENT) else "content captured"
+    if "redacted" in got:
+        content += ", partly redacted"
+    return f"{name}, {n:,} LLM call{'s' if n != 1 else ''}, {content}"
+
 
 def header(o: RunOverview, title: str, extra: str = "") -> str:
     src = o.source
@@ -21,9 +41,7 @@ def header(o: RunOverview, title: str, extra: str = "") -> str:
     synth = any(f.flag == "synthesized-commit-axis" for f in o.flags)
     axis_note = " (synthesized from span order)" if synth else ""
     bits = [
-        f"shape {src.get('shape', '?')}: {src.get('shapeName', '')}",
         f"{num(src.get('bytes'))} bytes" + (" (gzip)" if src.get("gzip") else ""),
-        f"mode {src.get('mode') or '—'}",
         f"commit axis {src.get('commitAxis', '?')}{axis_note}",
     ]
     if src.get("runIds"):
@@ -39,6 +57,7 @@ def header(o: RunOverview, title: str, extra: str = "") -> str:
     ]
     return (
         f'<header><h1>{esc(title)} · <span class="mono">{esc(src.get("file", ""))}</span></h1>'
+        f'<p class="plain" id="read">{esc(plain_words(o))}</p>'
         f'<p class="sub">{esc(" · ".join(bits))}</p>{extra}'
         + totals(tot, ' id="totals"')
         + "</header>"
@@ -57,6 +76,24 @@ def flags_banner(flags: Sequence[Any], what: str = "recording") -> str:
         f'<section class="flags" id="flags" role="alert"><h2>⚠ {len(flags)} honesty '
         f"flag{'s' if len(flags) != 1 else ''}: limits of this evidence</h2>"
         f"<ul>{items}</ul></section>"
+    )
+
+
+def flags_line(flags: Sequence[Any], what: str = "recording") -> str:
+    """The honesty flags as one line of names that opens (a <details>: no script) to each
+    flag's note — a report's limits stay in sight without outweighing its answer."""
+    if not flags:
+        return (
+            '<p class="flags none" id="flags">No honesty flags: no evidence limits were found '
+            f"in this {esc(what)}.</p>"
+        )
+    names = ", ".join(f'<b class="mono">{esc(f.flag)}</b>' for f in flags)
+    items = "".join(f'<li><b class="mono">{esc(f.flag)}</b> — {esc(f.note)}</li>' for f in flags)
+    n = len(flags)
+    return (
+        f'<details class="flags" id="flags" role="alert"><summary>⚠ {n} honesty '
+        f"flag{'s' if n != 1 else ''}: {names} — limits of this evidence</summary>"
+        f"<ul>{items}</ul></details>"
     )
 
 

@@ -97,7 +97,7 @@ def events_table(result: EventsResult) -> None:
     width = terminal_size()[0]
     cols = choose_columns(width, result.total, result.events)
     lean = result.lean
-    with paged(len(result.events) + 2) as (out, colour):
+    with paged(len(result.events) + 2, result.page) as (out, colour):
         for line in header_lines(result.title, cols, width, colour):
             out.write(line + "\n")
         rows = zip(result.indices, result.events, strict=True)

@@ -66,7 +66,7 @@ class Scoring:
     def new(self) -> Profile:
         """The answer's terms and phrases beyond what is given: the question's and, with an
         expected answer, whatever the two answers share (only the disputed content counts)."""
-        return without(profile(self.answer), union(self.question_profile, self.expected_profile))
+        return new_content(self.answer, self.question_profile, self.expected_profile)
 
     def extra_texts(self, kinds: set[str]) -> list[str]:
         """The texts of ``kinds`` to embed after the sources, in ``TEXT_KINDS`` order."""
@@ -95,6 +95,12 @@ class Scoring:
             self.question_vec = next(rest, None)
         if "words" in kinds:
             self.word_vec = dict(zip(self.words, rest, strict=True))
+
+
+def new_content(answer: str, question: Profile | None, expected: Profile | None) -> Profile:
+    """``Scoring.new`` for an answer and the profiles of what is given (also read by
+    ``highlights``, which needs no vectors, focus or clauses)."""
+    return without(profile(answer), union(question, expected))
 
 
 class Signal(Struct, frozen=True):
