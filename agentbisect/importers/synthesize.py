@@ -911,13 +911,16 @@ def _one_request(by_id: dict[str, Node], flags: list[tuple[str, str]]) -> None:
     did: it is what was sent), missing token counts and model taken from the other; the other
     stays in the tree as a plain span."""
     merged: list[str] = []
-    for outer in list(by_id.values()):
+    # (pairs found on the spans as read, before any is merged: the result does not depend on
+    # the order of the spans in the file)
+    pairs = []
+    for outer in by_id.values():
         if outer.reading.role != "llm" or not outer.children:
             continue
         inner_list = _llm_below(outer)
-        if len(inner_list) != 1 or _llm_below(inner_list[0]):
-            continue
-        inner = inner_list[0]
+        if len(inner_list) == 1 and not _llm_below(inner_list[0]):
+            pairs.append((outer, inner_list[0]))
+    for outer, inner in pairs:
         a, b = outer.reading.op, inner.reading.op
         if not isinstance(a, LLMCall) or not isinstance(b, LLMCall):
             continue
