@@ -261,6 +261,7 @@ def test_a_bad_dir_is_one_line_and_nothing_written(tmp_path: Path) -> None:
     a_file.write_text("x")
     res = cli("scan", str(PLANTED), "-o", str(a_file))
     assert res.exit_code == 2 and "not a directory" in res.stderr
+    assert "is a regular file" in res.stderr  # (it said "a special file")
     assert res.stderr.count("\n") == 1
     under = cli("scan", str(PLANTED), "-o", str(a_file / "sub"))
     assert under.exit_code == 2 and under.stderr.count("\n") == 1

@@ -33,6 +33,7 @@ _KINDS = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISSOCK, "a socket"),
     (stat.S_ISDIR, "a directory"),
+    (stat.S_ISREG, "a regular file"),
 )
 
 
