@@ -26,6 +26,7 @@ from agentbisect.bisect.pipeline.source_kind import (
 )
 from agentbisect.core.errors import InputError
 from agentbisect.diff.normalize import canonical, masked
+from agentbisect.model.boundary.calls import value_text
 from agentbisect.model.run import Run
 from agentbisect.schema.events import (
     ContextInjected,
@@ -109,20 +110,6 @@ class Timeline(Struct):
         return any(s.sources or s.output for s in self.steps)
 
 
-def as_text(value: Any) -> str:
-    """A recorded value as text: a JSON string as itself, anything else as compact JSON."""
-    if value is UNSET or value is None:
-        return ""
-    if isinstance(value, Raw):
-        try:
-            value = msgspec.json.decode(value)
-        except msgspec.DecodeError:
-            return bytes(value).decode("utf-8", "replace")
-    if isinstance(value, str):
-        return value
-    return msgspec.json.encode(value).decode("utf-8", "replace")
-
-
 def _user_messages(run: Run, payload: Any) -> list[str]:
     """The run's input: the user messages of a trace's source map, else the text of an
     agentfootprint run's input payload."""
@@ -185,7 +172,7 @@ def timeline(run: Run) -> Timeline:
                 prev = Step(op=op, index=len(steps), step=rid, signature=(op,))
                 steps.append(prev)
             sid = ev.sourceId if isinstance(ev.sourceId, str) else ""
-            prev.add(kind, sid, as_text(ev.contentSummary))
+            prev.add(kind, sid, value_text(ev.contentSummary))
         elif isinstance(ev, LlmStart):
             if rid in llm_by_id:
                 continue
@@ -201,14 +188,14 @@ def timeline(run: Run) -> Timeline:
             step_or_none = llm_by_id.get(rid)
             if step_or_none is None:
                 continue
-            text = as_text(ev.content)
+            text = value_text(ev.content)
             step_or_none.output = text
             step_or_none.add(LLM_OUTPUT, "assistant", text)
         elif isinstance(ev, ToolStart):
             if not ev.dispatched:
                 continue
             name = ev.toolName if isinstance(ev.toolName, str) else ""
-            args = canonical(as_text(ev.args))
+            args = canonical(value_text(ev.args))
             step = Step(
                 op=TOOL,
                 index=len(steps),
@@ -228,9 +215,9 @@ def timeline(run: Run) -> Timeline:
             done = tools.pop(rid, done)
             if done is None or done.output:
                 continue
-            text = as_text(ev.result)
+            text = value_text(ev.result)
             if ev.error is not UNSET and ev.error not in (None, False):
-                text = text or f"error: {as_text(ev.error) if ev.error is not True else 'error'}"
+                text = text or f"error: {value_text(ev.error) if ev.error is not True else 'error'}"
             done.output = text
             done.add(TOOL_RESULT, done.signature[1], text)
     if meta is None:
@@ -300,7 +287,6 @@ __all__ = [
     "Source",
     "Step",
     "Timeline",
-    "as_text",
     "require_content",
     "timeline",
 ]

@@ -151,6 +151,9 @@ class _Builder:
         self.last_llm: str | None = None  # the step of the latest LLM output
         self.tool_by_id: dict[str, str] = {}
         self.tool_by_text: dict[str, str] = {}
+        # The same results by JSON value: None until a JSON result is first not found by its
+        # text (most traces match every result by id or text: no decoding, nothing kept).
+        self.tool_by_json: dict[str, str] | None = None
         self.tool_asked: dict[str, str] = {}  # tool step -> llm step it read
         self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
         self.llm_by_call_id: dict[str, str] = {}
@@ -607,6 +610,23 @@ class _Builder:
             return
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
 
+    def _tool_by_json(self, text: str) -> str | None:
+        """The tool whose result is the same JSON value as ``text`` (another encoder's spacing
+        or key order), None when there is none."""
+        key = _json_key(text)
+        if key is None:
+            return None
+        if self.tool_by_json is None:  # (from now on each result is keyed as it is read)
+            self.tool_by_json = {}
+            for result, step in self.tool_by_text.items():
+                self._json_result(result, step)
+        return self.tool_by_json.get(key)
+
+    def _json_result(self, result: str, step: str) -> None:
+        same = _json_key(result)
+        if same is not None and self.tool_by_json is not None:
+            self.tool_by_json[same] = step  # (the latest, as by text)
+
     def _tool_message(self, reader: str, index: int, msg: Message, node: Node) -> None:
         for part in msg.parts:
             if part.kind != "tool_result":
@@ -618,8 +638,7 @@ class _Builder:
                 continue
             tool = self.tool_by_text.get(part.text.strip())
             if tool is None:
-                same = _json_key(part.text)
-                tool = self.tool_by_text.get(same) if same is not None else None
+                tool = self._tool_by_json(part.text)
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
@@ -683,9 +702,8 @@ class _Builder:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
             self.tool_by_text[op.result.strip()] = step
-            same = _json_key(op.result)
-            if same is not None:
-                self.tool_by_text.setdefault(same, step)
+            if self.tool_by_json is not None:
+                self._json_result(op.result, step)
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
         }
@@ -886,7 +904,7 @@ def _json_key(text: str) -> str | None:
     if not t or t[0] not in "{[":
         return None
     try:
-        return "\x00json:" + _SORTED.encode(msgspec.json.decode(t)).decode()
+        return _SORTED.encode(msgspec.json.decode(t)).decode()
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
 

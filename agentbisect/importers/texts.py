@@ -41,7 +41,8 @@ def decorated_call(value: Any) -> Any:
     ``@observe``, OpenLLMetry's ``@tool``) record a call as ``{"args": [...], "kwargs": {...}}``
     (a dict or its JSON text); with no positional arguments that is its keyword arguments."""
     parsed = value
-    if isinstance(value, str) and value.startswith("{"):
+    # (a tool's arguments pass here on every tool span: decode only what can be such a call)
+    if isinstance(value, str) and value.startswith("{") and '"kwargs"' in value:
         try:
             parsed = msgspec.json.decode(value)
         except msgspec.DecodeError:

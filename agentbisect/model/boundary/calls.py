@@ -39,17 +39,24 @@ class ToolCallRow(Struct, kw_only=True):
     error: str = ""
 
 
-def _text(value: Any) -> str:
-    """A recorded value as one short line of text (JSON for anything that is not a string)."""
+def value_text(value: Any) -> str:
+    """A recorded value (an event field, maybe still raw JSON) as text: a string as itself,
+    anything else as compact JSON, nothing as ``""``."""
     if value is UNSET or value is None:
         return ""
     if isinstance(value, msgspec.Raw):
         try:
             value = msgspec.json.decode(value)
         except msgspec.DecodeError:
-            value = bytes(value).decode("utf-8", "replace")
+            return bytes(value).decode("utf-8", "replace")
     if not isinstance(value, str):
         value = msgspec.json.encode(value).decode("utf-8", "replace")
+    return value
+
+
+def _text(value: Any) -> str:
+    """A recorded value as one short line of text."""
+    value = value_text(value)
     return value if len(value) <= RESULT_CHARS else value[: RESULT_CHARS - 1] + "…"
 
 
