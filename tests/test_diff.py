@@ -259,3 +259,14 @@ def _tokens(text: str) -> list[str]:
     from agentbisect.diff.differences import _TOKEN
 
     return _TOKEN.findall(text)
+
+
+def test_an_excerpt_starts_and_ends_on_whole_words() -> None:
+    # it read "…itchen appliances may be returned up to 93 days"
+    from agentbisect.render.tables.diff import windows
+
+    text = "Kitchen appliances may be returned up to 93 days after delivery, for any brand."
+    s = text.index("93")
+    ((lo, hi),) = windows(text, [(s, s + 2)], 30)
+    assert text[lo - 1] == " " and text[hi] == " "  # (a cut mid-word moves to a space)
+    assert text[lo:hi] == "may be returned up to 93 days after delivery, for any"  # not "liances…"

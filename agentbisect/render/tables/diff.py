@@ -36,6 +36,13 @@ def windows(text: str, spans: list[tuple[int, int]], context: int) -> list[tuple
     out: list[tuple[int, int]] = []
     for s, e in sorted(spans):
         lo, hi = max(0, s - context), min(len(text), e + context)
+        # (whole words at either edge: "…itchen appliances" read as a typo)
+        if 0 < lo < s and not text[lo - 1].isspace():
+            cut = text.find(" ", lo, s)
+            lo = cut + 1 if cut >= 0 else lo
+        if e < hi < len(text) and not text[hi].isspace():
+            cut = text.rfind(" ", e, hi)
+            hi = cut if cut >= 0 else hi
         if out and lo <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], hi))
         else:
