@@ -374,7 +374,41 @@ def message_from(obj: Any, role: str = "") -> Message:
     return msg
 
 
+# A call's messages are its whole history so far: each message of a long run is read again by
+# every later call. Messages are kept by their JSON text (a message is not changed once read),
+# so each distinct one is parsed once; the cache is emptied when full, so it stays bounded.
+_MESSAGE_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+_SEEN: dict[bytes, Message] = {}
+_SEEN_MAX = 4096
+
+
+def _message_array(value: str) -> list[Message] | None:
+    """A JSON array of messages, each message parsed once per distinct text; None when the
+    value is not a JSON array (its error, if any, is the generic decoder's to say)."""
+    try:
+        raws = _MESSAGE_ARRAY.decode(value)
+    except msgspec.ValidationError:
+        return None
+    except msgspec.DecodeError as exc:
+        raise BadContent(f"not valid JSON ({exc})") from None
+    seen = _SEEN
+    out = []
+    for raw in raws:
+        key = bytes(raw)
+        msg = seen.get(key)
+        if msg is None:
+            if len(seen) >= _SEEN_MAX:
+                seen.clear()
+            msg = seen[key] = message_from(msgspec.json.decode(key))
+        out.append(msg)
+    return out
+
+
 def messages_from(value: Any) -> list[Message]:
+    if isinstance(value, str):
+        read = _message_array(value)
+        if read is not None:
+            return read
     value = _json_value(value)
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         value = value["messages"]
