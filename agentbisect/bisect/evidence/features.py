@@ -1,12 +1,12 @@
 """The features the learned ranking combines, one row per content-backed suspect.
 
 Today's evidence score itself (``evidence``: the evidence-first ranking's weighted mean, the
-model's prior — the fit shrinks toward ordering by it alone), every evidence signal (the registry, ``signals/``) as it is, and against the other suspects of the
-same localization — the share of the best value and whether this suspect holds it, since only
-the comparison among one run's sources says which stated the answer's content — plus priors
-that carry no words: the suspect's source kind (``pipeline/source_kind.py``), its position in the
-run (how late, whether the latest source with text) and in upstream's order, and its text's
-length. No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
+model's prior — the fit shrinks toward ordering by it alone), every evidence signal (the
+registry, ``signals/``) as it is, and against the other suspects of the same localization — the
+share of the best value and whether this suspect holds it, since only the comparison among one
+run's sources says which stated the answer's content — plus priors that carry no words: the
+suspect's source kind (``pipeline/source_kind.py``), its position in the run (how late, whether
+the latest source with text) and in upstream's order, and its text's length. No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
 fitted by ``benchmarks/fit_ranking.py``; this module is the one place a feature is defined, for
 the ranking and the fit alike.
 """
