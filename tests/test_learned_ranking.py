@@ -5,6 +5,9 @@ packaged model exactly as the benchmark computes it, and the fit finds a signal 
 from __future__ import annotations
 
 import json
+import math
+import os
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,7 +23,7 @@ import ranking_scenarios  # noqa: E402
 from ranking_cases import is_planted, measure  # noqa: E402
 
 from agentbisect.bisect.embed.choose import resolve_embedder  # noqa: E402
-from agentbisect.bisect.evidence.features import FEATURES  # noqa: E402
+from agentbisect.bisect.evidence.features import FEATURES, PRIOR, rows  # noqa: E402
 from agentbisect.bisect.evidence.learned import model, probabilities  # noqa: E402
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
 from agentbisect.importers import load  # noqa: E402
@@ -157,6 +160,67 @@ def test_packaged_model_fits_the_features_and_is_finite() -> None:
     assert len(m.weights) == len(m.mean) == len(m.scale) == len(FEATURES)
     assert all(abs(w) < 100 for w in m.weights) and all(sd > 0 for sd in m.scale)
     assert not any(f.startswith("domain") for f in m.features)
+
+
+def test_packaged_model_is_what_the_fit_gives_on_its_committed_inputs() -> None:
+    """``fit_ranking.py`` writes the measured cases it fits on (train, dev, main) beside the
+    model; refitting from them — features, standardization, every penalty, the choice on dev and
+    main — must give the packaged file byte for byte (``--check`` without ``--from-inputs`` also
+    holds the inputs to the corpus, where the corpus is generated)."""
+    pytest.importorskip("numpy")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS",)}
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "fit_ranking.py"), "--from-inputs", "--check"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "packaged model match" in done.stdout
+
+
+def test_the_prior_is_todays_evidence_score_and_an_infinite_penalty_keeps_only_it() -> None:
+    """The unpenalized feature is the score evidence-first orders by, and λ = ∞ leaves the model
+    that feature alone — so the fit's strongest shrinkage is exactly today's ranking."""
+    np = pytest.importorskip("numpy")
+    import fit_ranking
+
+    case = json.loads(TRUTHS[0].read_text("utf-8"))["formats"]["genai"]
+    emb = resolve_embedder("mock", use_cache=False).embedder
+    m = measure(SAMPLE / case["file"], case["planted"], emb)
+    k = FEATURES.index(PRIOR)
+    feature = [
+        r[k]
+        for r in rows(
+            m["signals"], m["kinds"], m["positions"], m["texts"], m["answer"], m["question"]
+        )
+    ]
+    run = Run(load(str(SAMPLE / case["file"])))
+    assert run.import_meta is not None
+    rep = localize(
+        run,
+        at_step=run.import_meta.llmCallIds[-1],
+        embedder=emb,
+        ranking="evidence-first",
+        max_suspects=10**6,
+    )
+    today = [s.evidence.score for s in rep.suspects if s.evidence]  # type: ignore[union-attr]
+    assert len(set(today)) > 2
+    assert sorted(feature, reverse=True) == today
+    rng = np.random.default_rng(29)
+    data = []
+    for _ in range(30):
+        x = rng.normal(size=(5, len(FEATURES)))
+        y = int(rng.integers(5))
+        x[y, k] += 2.0
+        x[y, 3] += 2.0  # another feature that decides as well: the penalty must hold it at 0
+        data.append((x, y))
+    w = fit_ranking.fit(data, math.inf, free=(k,))
+    assert w[k] > 0 and not np.delete(w, k).any()
+    assert fit_ranking.fit(data, 1.0, free=(k,))[3] > 0.5  # a finite penalty lets it in
 
 
 def test_fit_finds_the_feature_that_decides() -> None:

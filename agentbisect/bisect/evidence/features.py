@@ -1,11 +1,12 @@
 """The features the learned ranking combines, one row per content-backed suspect.
 
-Every evidence signal (the registry, ``signals/``) as it is, and against the other suspects of the
-same localization — the share of the best value and whether this suspect holds it, since only
-the comparison among one run's sources says which stated the answer's content — plus priors
-that carry no words: the suspect's source kind (``pipeline/source_kind.py``), its position in the
-run (how late, whether the latest source with text) and in upstream's order, and its text's
-length. No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
+Today's evidence score itself (``evidence``: the evidence-first ranking's weighted mean, the
+model's prior — the fit shrinks toward ordering by it alone), every evidence signal (the
+registry, ``signals/``) as it is, and against the other suspects of the same localization — the
+share of the best value and whether this suspect holds it, since only the comparison among one
+run's sources says which stated the answer's content — plus priors that carry no words: the
+suspect's source kind (``pipeline/source_kind.py``), its position in the run (how late, whether
+the latest source with text) and in upstream's order, and its text's length. No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
 fitted by ``benchmarks/fit_ranking.py``; this module is the one place a feature is defined, for
 the ranking and the fit alike.
 """
@@ -15,13 +16,17 @@ from __future__ import annotations
 import math
 
 from agentbisect.bisect.evidence.lexical import profile
-from agentbisect.bisect.evidence.scorer import SIGNALS
+from agentbisect.bisect.evidence.scorer import SIGNALS, combine
 from agentbisect.bisect.pipeline.source_kind import SOURCE_KINDS
 
 # the signals compared across one localization's suspects (claimShape is a shape prior: as is)
 RELATIVE = ("semantic", "terms", "phrases", "claims", "focus")
 
+# the evidence-first score: the one feature the fit leaves unpenalized (fit_ranking.py)
+PRIOR = "evidence"
+
 FEATURES: tuple[str, ...] = (
+    PRIOR,
     *SIGNALS,
     *(f"share:{s}" for s in RELATIVE),
     *(f"best:{s}" for s in RELATIVE),
@@ -62,7 +67,7 @@ def rows(
         sig = signals[i]
         own = profile(texts[i]).terms
         words = [k for k in own if k not in _numbers(own)]
-        row = [sig[s] for s in SIGNALS]
+        row = [combine(sig), *(sig[s] for s in SIGNALS)]
         row += [sig[s] / top[s] if top[s] > 0 else 0.0 for s in RELATIVE]
         row += [1.0 if top[s] > 0 and sig[s] >= top[s] else 0.0 for s in RELATIVE]
         row += [1.0 if kinds[i] == k else 0.0 for k in SOURCE_KINDS]

@@ -1,5 +1,7 @@
-"""The learned ranking: the evidence signals and priors (``features.py``) combined by a model fitted
-on the ranking corpus's train split.
+"""The learned ranking: today's evidence score, the evidence signals and priors (``features.py``)
+combined by a model fitted on the ranking corpus's train split and the planted main set, shrunk
+toward today's combiner (``benchmarks/fit_ranking.py``: with an infinite penalty the model is the
+evidence score alone and orders exactly as ``evidence-first``).
 
 The model is a conditional logit: a suspect's score is a weighted sum of its standardized features,
 and one localization's content-backed suspects compete through a softmax over those scores, so
@@ -21,7 +23,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from agentbisect.bisect.evidence.features import FEATURES, rows
+from agentbisect.bisect.evidence.features import FEATURES, PRIOR, rows
 from agentbisect.bisect.evidence.scorer import WEIGHTS
 from agentbisect.results.report import EvidenceScoring, EvidenceSignals
 
@@ -77,13 +79,12 @@ def probabilities(
 
 def learned_scoring() -> EvidenceScoring:
     """The learned ranking's rule as the JSON report states it: ``conditional-logit``, with the
-    model's weight of each raw signal per unit of that signal; its other features (the signals
-    against the run's other suspects, the lexical cues, source kind, position) are in the model
-    file."""
+    model's weight of each raw signal per unit of that signal — its own feature's plus its share
+    of the prior's (the evidence score is the signals' weighted mean); the other features (the
+    signals against the run's other suspects, the lexical cues, source kind, position) are in
+    the model file."""
     m = model()
-    per_unit = {
-        f: round(w / sd, 6)
-        for f, w, sd in zip(m.features, m.weights, m.scale, strict=True)
-        if f in WEIGHTS
-    }
+    unit = {f: w / sd for f, w, sd in zip(m.features, m.weights, m.scale, strict=True)}
+    total = sum(WEIGHTS.values())
+    per_unit = {s: round(unit[s] + unit[PRIOR] * w / total, 6) for s, w in WEIGHTS.items()}
     return EvidenceScoring(combine="conditional-logit", weights=EvidenceSignals(**per_unit))

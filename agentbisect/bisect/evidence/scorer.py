@@ -55,9 +55,9 @@ def answer_texts(answer: str, expected: str | None, question: str | None) -> lis
     return Scoring([], answer, expected, question).extra_texts(EMBEDS)
 
 
-def _combine(sig: dict[str, float], use: Sequence[str]) -> float:
-    # the default score weighs the signals (WEIGHTS); a chosen subset (the benchmark's
-    # each-alone rows) is its plain mean
+def combine(sig: dict[str, float], use: Sequence[str] = SIGNALS) -> float:
+    """The evidence score of one source's signal values: their weighted mean (``WEIGHTS``).
+    A chosen subset (the benchmark's each-alone rows) is its plain mean."""
     if tuple(use) == SIGNALS:
         return sum(WEIGHTS[k] * sig[k] for k in use) / sum(WEIGHTS.values())
     return sum(sig[k] for k in use) / len(use)
@@ -93,5 +93,5 @@ def score_evidence(
     for i, it in enumerate(items):
         sig = {name: values[i] for name, values in c.done.items()}
         shared = [k for k in ans_terms if k in c.profiles[i].terms and k not in exp_terms]
-        out.append(EvidenceScore(it.id, _combine(sig, use), sig, shared))
+        out.append(EvidenceScore(it.id, combine(sig, use), sig, shared))
     return out
