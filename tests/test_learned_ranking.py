@@ -223,6 +223,44 @@ def test_the_prior_is_todays_evidence_score_and_an_infinite_penalty_keeps_only_i
     assert fit_ranking.fit(data, 1.0, free=(k,))[3] > 0.5  # a finite penalty lets it in
 
 
+def test_a_sparse_fit_moves_only_its_cues_and_the_packaged_model_only_its_chosen_ones() -> None:
+    """The third round fits the evidence score plus a few declared cues: the features outside
+    ``active`` keep weight 0 even where they decide, and the packaged model's non-zero weights are
+    the prior and the cues the selection rule chose (none of them naming a domain, tool or word)."""
+    np = pytest.importorskip("numpy")
+    import fit_ranking
+
+    k = FEATURES.index(PRIOR)
+    cue = FEATURES.index("echo")
+    rng = np.random.default_rng(29)
+    data = []
+    for _ in range(30):
+        x = rng.normal(size=(5, len(FEATURES)))
+        y = int(rng.integers(5))
+        x[y, k] += 1.0
+        x[y, cue] += 2.0
+        x[y, 3] += 2.0  # decides too, but is not a candidate: it must stay 0
+        data.append((x, y))
+    w = fit_ranking.fit(data, 1.0, free=(k,), active=(k, cue))
+    assert w[k] > 0 and w[cue] > 0.5
+    assert not np.delete(w, [k, cue]).any()
+    m = model()
+    moved = {f for f, v in zip(m.features, m.weights, strict=True) if v}
+    assert PRIOR in moved
+    assert moved - {PRIOR} == set(m.about["chosenCues"]) <= set(fit_ranking.CUES)
+    assert len(m.about["chosenCues"]) <= 3
+    assert len(fit_ranking.subsets()) == 25
+
+
+def test_call_share_counts_the_lines_that_are_tool_requests() -> None:
+    from agentbisect.bisect.evidence.features import call_share
+
+    assert call_share('get_terms({"plan":"gold"})') == 1.0
+    assert call_share('Checking your record.\nget_record({"id": "A-1"})') == 0.5
+    assert call_share("The notice period is 2 months (see clause 4).") == 0.0
+    assert call_share("") == 0.0
+
+
 def test_fit_finds_the_feature_that_decides() -> None:
     """A toy corpus where one feature marks the source: the fit weights it up and ranks it first."""
     np = pytest.importorskip("numpy")

@@ -6,7 +6,9 @@ registry, ``signals/``) as it is, and against the other suspects of the same loc
 share of the best value and whether this suspect holds it, since only the comparison among one
 run's sources says which stated the answer's content — plus priors that carry no words: the
 suspect's source kind (``pipeline/source_kind.py``), its position in the run (how late, whether
-the latest source with text) and in upstream's order, and its text's length. No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
+the latest source with text) and in upstream's order, its text's length, and how much of it is
+tool requests (``callShare``: the lines that are a call as the importers render one,
+``name(arguments)``). No feature names a domain, a tool or a word. ``learned.py`` combines them with weights
 fitted by ``benchmarks/fit_ranking.py``; this module is the one place a feature is defined, for
 the ranking and the fit alike.
 """
@@ -14,6 +16,7 @@ the ranking and the fit alike.
 from __future__ import annotations
 
 import math
+import re
 
 from agentbisect.bisect.evidence.lexical import profile
 from agentbisect.bisect.evidence.scorer import SIGNALS, combine
@@ -33,11 +36,23 @@ FEATURES: tuple[str, ...] = (
     *(f"kind:{k}" for k in SOURCE_KINDS),
     "echo",
     "answerNumbers",
+    "callShare",
     "position",
     "latest",
     "upstreamRank",
     "length",
 )
+
+
+# a line that is one tool request as the importers write an LLM output's calls: name(arguments)
+_CALL = re.compile(r"[A-Za-z_][\w.\-]*\(.*\)")
+
+
+def call_share(text: str) -> float:
+    """The share of ``text``'s non-empty lines that are a tool request (an LLM output made only of
+    tool calls: 1; prose: 0)."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return sum(1 for ln in lines if _CALL.fullmatch(ln)) / len(lines) if lines else 0.0
 
 
 def _numbers(terms: dict[str, float]) -> set[str]:
@@ -74,6 +89,7 @@ def rows(
         row += [
             sum(1 for k in words if k in asked) / len(words) if words else 0.0,
             len(new_numbers & set(own)) / len(new_numbers) if new_numbers else 0.0,
+            call_share(texts[i]),
             (positions[i] - first) / span,
             1.0 if positions[i] == latest else 0.0,
             1.0 / (1 + i),
