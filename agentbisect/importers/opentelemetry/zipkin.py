@@ -1,0 +1,228 @@
+"""Read Zipkin v2 JSON into a ``SpanBatch``: an array of spans (what an exporter POSTs to
+``/api/v2/spans`` and what ``/api/v2/trace/{id}`` returns) or an array of such arrays (what
+``/api/v2/traces`` returns).
+
+A span is ``{traceId, id, parentId, name, kind, timestamp, duration, localEndpoint, tags,
+annotations}`` with times in microseconds and every tag a string. The OpenTelemetry → Zipkin
+mapping (the spec's "Zipkin exporter" page and the SDK exporters) is undone here:
+``otel.status_code`` and ``error`` are the status, ``otel.scope.name`` (``otel.library.name``
+before it) the scope, a ``null`` kind of an OpenTelemetry span is INTERNAL, and each annotation is
+an event again, its value ``{"name": {attributes}}`` (the Python exporter), ``"name": {…}`` (the
+spec's example, the Java exporter) or ``name|{…}|dropped`` (the Collector's exporter); any other
+annotation is an event of that name without attributes. Tag values are text: those whose type
+a convention declares are read back as that type (``stringified``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from msgspec import Raw, Struct
+
+from agentbisect.core.errors import InputError
+from agentbisect.importers.opentelemetry.spans import (
+    NO_ATTRIBUTES,
+    NO_ITEMS,
+    SPAN_KINDS,
+    Span,
+    SpanBatch,
+    SpanEvent,
+    is_zero_id,
+    normalize_id,
+    time_bits,
+    time_ok,
+)
+from agentbisect.importers.opentelemetry.stringified import retyped
+
+FORM = "Zipkin v2 JSON"
+EXPECTED = "expected Zipkin v2 JSON (an array of spans, or an array of such arrays)"
+
+
+class _Annotation(Struct):
+    timestamp: int | float | None = None
+    value: str = ""
+
+
+class _ZipkinSpan(Struct):
+    traceId: str = ""
+    id: str = ""
+    parentId: str | None = None
+    name: str | None = None
+    kind: str | None = None
+    timestamp: int | float | None = None
+    duration: int | float | None = None
+    tags: dict[str, Any] | None = None
+    annotations: list[_Annotation] | None = None
+
+
+_TOP = msgspec.json.Decoder(list[Raw])
+_SPAN = msgspec.json.Decoder(_ZipkinSpan)
+_SPANS = msgspec.json.Decoder(list[_ZipkinSpan])
+
+# The tags the OpenTelemetry mapping writes for what a span has besides attributes.
+_STATUS = "otel.status_code"
+_ERROR = "error"
+_SCOPE = ("otel.scope.name", "otel.library.name")
+_MAPPED = frozenset(
+    {
+        _STATUS,
+        _ERROR,
+        "otel.status_description",
+        "otel.scope.name",
+        "otel.scope.version",
+        "otel.library.name",
+        "otel.library.version",
+    }
+)
+# The Collector's annotation form: the event name, its attributes as JSON, dropped attributes.
+_COLLECTOR_EVENT = re.compile(r"(.*?)\|(\{.*\})\|\d+", re.S)
+
+
+def _micros(value: int | float | None) -> int:
+    """A Zipkin time (µs) in ns; 0 when missing or not a finite number."""
+    if value is None or isinstance(value, bool):
+        return 0
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return 0
+        value = int(value)
+    return value * 1000
+
+
+def _kind(value: str | None, from_otel: bool) -> str:
+    if value is None or value == "":
+        # the OpenTelemetry mapping writes INTERNAL as null; a Zipkin-native span without a
+        # kind says nothing about it
+        return "INTERNAL" if from_otel else "UNSPECIFIED"
+    name = value.upper()
+    return name if name in SPAN_KINDS else "UNSPECIFIED"
+
+
+def _tags(tags: dict[str, Any], batch: SpanBatch, where: str) -> dict[str, Any]:
+    """The tags that are attributes, text read back as its declared type; a tag that is not a
+    string (nor a number or boolean some producers write) is dropped with a problem."""
+    out: dict[str, Any] = {}
+    for key, value in tags.items():
+        if key in _MAPPED:
+            continue
+        if isinstance(value, str):
+            out[key] = retyped(key, value)
+        elif isinstance(value, bool | int | float):
+            out[key] = value
+        else:
+            batch.problem(
+                "malformed-attribute",
+                f"{where}: tag {key!r} is {type(value).__name__}, not a string; dropped",
+            )
+    return out or NO_ATTRIBUTES
+
+
+def _event_parts(value: str) -> tuple[str, dict[str, Any]] | None:
+    """The event name and attributes an annotation's value encodes, or None."""
+    text = value.strip()
+    candidates = []
+    if text[:1] == "{":
+        candidates.append(text)
+    elif text[:1] == '"':
+        candidates.append("{" + text + "}")
+    for candidate in candidates:
+        try:
+            obj = msgspec.json.decode(candidate)
+        except msgspec.DecodeError:
+            continue
+        if isinstance(obj, dict) and len(obj) == 1:
+            ((name, attrs),) = obj.items()
+            if isinstance(attrs, dict):
+                return name, attrs
+    m = _COLLECTOR_EVENT.fullmatch(text)
+    if m is not None:
+        try:
+            attrs = msgspec.json.decode(m.group(2))
+        except msgspec.DecodeError:
+            return None
+        if isinstance(attrs, dict):
+            return m.group(1), attrs
+    return None
+
+
+def _event(a: _Annotation) -> SpanEvent:
+    parts = _event_parts(a.value)
+    if parts is None:
+        return SpanEvent(a.value, _micros(a.timestamp), NO_ATTRIBUTES)
+    name, attrs = parts
+    return SpanEvent(
+        name,
+        _micros(a.timestamp),
+        {k: retyped(k, v) if isinstance(v, str) else v for k, v in attrs.items()},
+    )
+
+
+def _status(tags: dict[str, Any]) -> tuple[str, str]:
+    code = tags.get(_STATUS)
+    error = tags.get(_ERROR)
+    message = tags.get("otel.status_description")
+    if code == "ERROR" or (error is not None and error not in (False, "false")):
+        text = error if isinstance(error, str) and error != "true" else message
+        return "ERROR", text if isinstance(text, str) else ""
+    if code == "OK":
+        return "OK", ""
+    return "UNSET", ""
+
+
+def _span(z: _ZipkinSpan, batch: SpanBatch, name: str, path: str) -> Span:
+    sid = normalize_id(z.id)
+    where = f"span {z.name or ''!r} ({sid or 'no id'})"
+    if not sid:
+        raise InputError(name, f"{where} has no id (a Zipkin span's id is required)", path)
+    tags = z.tags or {}
+    scope = next((s for s in (tags.get(k) for k in _SCOPE) if isinstance(s, str)), "")
+    status, message = _status(tags)
+    start = _micros(z.timestamp)
+    end = start + _micros(z.duration) if z.duration is not None and time_ok(start) else 0
+    parent = normalize_id(z.parentId)
+    return Span(
+        trace_id=normalize_id(z.traceId),
+        span_id=sid,
+        parent_id=None if is_zero_id(parent) else parent,
+        name=z.name or "",
+        kind=_kind(z.kind, bool(scope)),
+        start_ns=start if time_ok(start) else 0,
+        end_ns=end if time_ok(end) else 0,
+        status=status,
+        status_message=message,
+        attributes=_tags(tags, batch, where) if tags else NO_ATTRIBUTES,
+        events=[_event(a) for a in z.annotations] if z.annotations else NO_ITEMS,
+        scope=scope,
+        logs=NO_ITEMS,
+        bad_time=time_bits(start, end),
+    )
+
+
+def _path(exc: msgspec.ValidationError, at: str) -> tuple[str, str]:
+    """The message and the JSON path (under ``at``) of a validation error."""
+    msg, sep, rest = str(exc).partition(" - at `$")
+    return msg, at + (rest.rstrip("`") if sep else "")
+
+
+def read(name: str, data: bytes) -> SpanBatch:
+    """Decode a Zipkin v2 span array, or an array of them, into a batch."""
+    batch = SpanBatch(form=FORM)
+    try:
+        items = _TOP.decode(data)
+    except msgspec.ValidationError:
+        raise InputError(name, EXPECTED, "$") from None
+    except msgspec.DecodeError as exc:
+        raise InputError(name, f"not valid JSON ({exc})") from None
+    for i, raw in enumerate(items):
+        at = f"$[{i}]"
+        nested = bytes(raw).lstrip()[:1] == b"["
+        try:
+            spans = _SPANS.decode(raw) if nested else [_SPAN.decode(raw)]
+        except msgspec.ValidationError as exc:
+            msg, path = _path(exc, at)
+            raise InputError(name, f"expected a Zipkin v2 span: {msg}", path) from None
+        for j, z in enumerate(spans):
+            batch.spans.append(_span(z, batch, name, f"{at}[{j}]" if nested else at))
+    return batch
