@@ -1,6 +1,7 @@
 """Read Jaeger's JSON into a ``SpanBatch``: the query API's ``{"data": [traces]}`` (what
-``/api/traces`` returns and the UI downloads), one trace ``{"traceID", "spans", "processes"}``,
-or an array of traces.
+``/api/traces`` returns and the UI's trace JSON), one trace ``{"traceID", "spans",
+"processes"}``, or an array of traces or of spans (with their ``process`` embedded, as Jaeger's
+anonymizer writes them).
 
 A span is ``{traceID, spanID, operationName, references, startTime, duration, tags, logs,
 processID}`` with times in microseconds and typed key-values (``{key, type, value}``: string,
@@ -40,8 +41,8 @@ from agentbisect.importers.opentelemetry.stringified import retyped
 
 FORM = "Jaeger JSON"
 EXPECTED = (
-    'expected Jaeger JSON: {"data": [traces]} (the query API, the UI\'s download), one trace '
-    '{"traceID", "spans": [...]} or an array of traces'
+    'expected Jaeger JSON: {"data": [traces]} (the query API), one trace {"traceID", "spans": '
+    "[...]}, or an array of traces or spans"
 )
 
 
@@ -79,13 +80,20 @@ class _Trace(Struct):
     spans: list[_JaegerSpan] | None = None
 
 
+class _Item(_JaegerSpan):
+    """An item of a top-level array: a trace (with ``spans``) or a span (Jaeger's tools, the
+    anonymizer among them, write spans with their ``process`` embedded as one array)."""
+
+    spans: list[_JaegerSpan] | None = None
+
+
 class _Top(Struct):
     data: list[_Trace] | None = None
     traceID: str = ""
     spans: list[_JaegerSpan] | None = None
 
 
-_DECODER = msgspec.json.Decoder(_Top | list[_Trace])
+_DECODER = msgspec.json.Decoder(_Top | list[_Item])
 
 
 class BadValue(Exception):
@@ -251,7 +259,8 @@ def _span(s: _JaegerSpan, batch: SpanBatch, name: str, path: str) -> Span:
 
 
 def read(name: str, data: bytes) -> SpanBatch:
-    """Decode Jaeger's JSON (the API envelope, one trace or an array of traces) into a batch."""
+    """Decode Jaeger's JSON (the API envelope, one trace, an array of traces or of spans) into
+    a batch."""
     try:
         top = _DECODER.decode(data)
     except msgspec.ValidationError as exc:
@@ -260,17 +269,26 @@ def read(name: str, data: bytes) -> SpanBatch:
         raise InputError(name, f"{EXPECTED}: {msg}", path) from None
     except msgspec.DecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc})") from None
+    # every span with the JSON path it is at
+    found: list[tuple[_JaegerSpan, str]]
     if isinstance(top, list):
-        traces, at = top, "$"
+        found = []
+        for i, item in enumerate(top):
+            if item.spans is None:
+                found.append((item, f"$[{i}]"))
+            else:
+                found.extend((s, f"$[{i}].spans[{j}]") for j, s in enumerate(item.spans))
     elif top.data is not None:
-        traces, at = top.data, "$.data"
+        found = [
+            (s, f"$.data[{i}].spans[{j}]")
+            for i, t in enumerate(top.data)
+            for j, s in enumerate(t.spans or [])
+        ]
     elif top.spans is not None:
-        traces, at = [_Trace(top.traceID, top.spans)], "$"
+        found = [(s, f"$.spans[{j}]") for j, s in enumerate(top.spans)]
     else:
         raise InputError(name, EXPECTED, "$")
     batch = SpanBatch(form=FORM)
-    for i, trace in enumerate(traces):
-        where = at if at == "$" and not isinstance(top, list) else f"{at}[{i}]"
-        for j, s in enumerate(trace.spans or []):
-            batch.spans.append(_span(s, batch, name, f"{where}.spans[{j}]"))
+    for s, at in found:
+        batch.spans.append(_span(s, batch, name, at))
     return batch
