@@ -49,6 +49,10 @@ TWINS = [
         "oaiv2-2.4b0-span-only.tool-error",
     ),
     (JAEGER / "oaiv2-2.4b0-span-only.two-traces.jaeger.json", "oaiv2-2.4b0-span-only.two-traces"),
+    (
+        JAEGER / "oaiv2-2.4b0-span-only.tool-planted.v3.jaeger.json",
+        "oaiv2-2.4b0-span-only.tool-planted",
+    ),
 ]
 
 
@@ -99,6 +103,7 @@ def test_the_formats_are_named_in_the_import_metadata(tmp_path: Path) -> None:
     for path, form in (
         (TWINS[0][0], "Zipkin v2 JSON"),
         (TWINS[3][0], "Jaeger JSON"),
+        (TWINS[6][0], "Jaeger API v3 (OTLP/JSON)"),
     ):
         out = tmp_path / f"{path.name}.recording.json"
         assert cli("record", str(path), "-o", str(out)).exit_code == 0
@@ -150,6 +155,17 @@ def test_jaegers_anonymizer_span_array() -> None:
         ("SERVER", "UNSET", "492770a15935810f"),
         ("CLIENT", "ERROR", "7606ddfe69932d34"),  # (error as the text "true", type bool)
     ]
+
+
+def test_jaegers_api_v3_answer_is_its_otlp() -> None:
+    batch = jaeger.read_v3("v3", (REAL / "api-v3-GetTrace.json").read_bytes())
+    ((span,), form) = batch.spans, batch.form
+    assert (span.name, span.kind, span.status, form) == (
+        "foobar",
+        "SERVER",
+        "ERROR",
+        "Jaeger API v3 (OTLP/JSON)",
+    )
 
 
 @pytest.mark.parametrize("path", sorted(REAL.glob("*.json")), ids=lambda p: p.name)
@@ -268,6 +284,7 @@ def test_detection_takes_no_other_format() -> None:
         head = p.read_bytes()[: detect.SNIFF_BYTES]
         assert not detect.zipkin(head), p
         assert not detect.jaeger(head), p
+        assert not detect.jaeger_v3(head), p
 
 
 @pytest.mark.parametrize(
@@ -281,7 +298,8 @@ def test_each_fixture_is_detected_as_a_trace(path: Path) -> None:
     assert imp is not None and imp.NAME == "otel"
     head = data[: detect.SNIFF_BYTES]
     assert detect.zipkin(head) == (ZIPKIN in path.parents)
-    assert detect.jaeger(head) == (ZIPKIN not in path.parents and "otlp2jaeger-in" not in path.name)
+    otlp = "otlp2jaeger-in" in path.name or detect.jaeger_v3(head)
+    assert detect.jaeger(head) == (ZIPKIN not in path.parents and not otlp)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -311,6 +329,11 @@ def test_each_fixture_is_detected_as_a_trace(path: Path) -> None:
             '{"traceID": "1", "spans": [{"traceID": "1", "spanID": "", "operationName": "x"}]}',
             "$.spans[0]",
             "has no spanID",
+        ),
+        (
+            '{"result": {"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": 5}]}]}]}}',
+            "$.result.resourceSpans[0].scopeSpans[0].spans[0].spanId",
+            "OTLP/JSON",
         ),
     ],
 )
@@ -441,6 +464,7 @@ _DOCS = st.one_of(
         }
     ),
     st.lists(_JAEGER_SPAN, max_size=3),
+    st.fixed_dictionaries({"result": _JSON}),
 )
 
 
@@ -448,9 +472,9 @@ _DOCS = st.one_of(
 @given(_DOCS)
 def test_the_readers_never_crash(doc: Any) -> None:
     data = json.dumps(doc).encode()
-    for read in (zipkin.read, jaeger.read):
+    for read in (zipkin.read, jaeger.read, jaeger.read_v3):
         with contextlib.suppress(InputError):
             read("fuzz.json", data)
-    if detect.zipkin(data) or detect.jaeger(data):
+    if detect.zipkin(data) or detect.jaeger(data) or detect.jaeger_v3(data):
         with contextlib.suppress(InputError):
             import_trace("fuzz.json", data)

@@ -89,5 +89,15 @@ def jaeger(head: bytes) -> bool:
     )
 
 
+def jaeger_v3(head: bytes) -> bool:
+    """Jaeger's API v3 answer: ``{"result": {"resourceSpans": [...]}}`` (OTLP/JSON inside)."""
+    start = head.lstrip()[:SNIFF_BYTES]
+    return (
+        start[:1] == b"{"
+        and re.match(rb'\{\s*"result"\s*:\s*\{', start) is not None
+        and _has_key(start, b"resourceSpans")
+    )
+
+
 def any_trace(head: bytes) -> bool:
     return otlp(head) or console(head) or console_logs(head) or zipkin(head) or jaeger(head)

@@ -1,7 +1,8 @@
 """Read Jaeger's JSON into a ``SpanBatch``: the query API's ``{"data": [traces]}`` (what
 ``/api/traces`` returns and the UI's trace JSON), one trace ``{"traceID", "spans",
 "processes"}``, or an array of traces or of spans (with their ``process`` embedded, as Jaeger's
-anonymizer writes them).
+anonymizer writes them); and the API v3's ``{"result": OTLP/JSON}`` (``/api/v3/traces/{id}``,
+one object, or one per line as its searches stream them), read by the OTLP/JSON reader.
 
 A span is ``{traceID, spanID, operationName, references, startTime, duration, tags, logs,
 processID}`` with times in microseconds and typed key-values (``{key, type, value}``: string,
@@ -25,6 +26,7 @@ import msgspec
 from msgspec import Struct
 
 from agentbisect.core.errors import InputError
+from agentbisect.importers.opentelemetry import otlp_json
 from agentbisect.importers.opentelemetry.spans import (
     NO_ATTRIBUTES,
     NO_ITEMS,
@@ -291,4 +293,52 @@ def read(name: str, data: bytes) -> SpanBatch:
     batch = SpanBatch(form=FORM)
     for s, at in found:
         batch.spans.append(_span(s, batch, name, at))
+    return batch
+
+
+V3_FORM = "Jaeger API v3 (OTLP/JSON)"
+
+
+class _V3(Struct):
+    result: msgspec.Raw
+
+
+_V3_DECODER = msgspec.json.Decoder(_V3)
+
+
+def _v3_result(name: str, result: msgspec.Raw, batch: SpanBatch, prefix: str) -> None:
+    """Add the spans of one answer's ``result``; an error's JSON path is said from the file's
+    top, through ``result``."""
+    try:
+        otlp_json.read(name, bytes(result), batch)
+    except InputError as exc:
+        at = exc.json_path
+        at = "$.result" + at[1:] if at.startswith("$") else ("$.result " + at).strip()
+        raise InputError(name, exc.expected, prefix + at) from None
+
+
+def _v3(name: str, raw: bytes, prefix: str) -> msgspec.Raw:
+    try:
+        return _V3_DECODER.decode(raw).result
+    except msgspec.ValidationError as exc:
+        raise InputError(name, f'expected {{"result": OTLP/JSON}} ({exc})', prefix + "$") from None
+
+
+def read_v3(name: str, data: bytes) -> SpanBatch:
+    """Decode the API v3's answer: one ``{"result": …}`` object, or one per line."""
+    batch = SpanBatch()
+    try:
+        result = _v3(name, data, "")
+    except msgspec.DecodeError:  # not one document: one answer per line?
+        for n, line in enumerate(data.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                result = _v3(name, line, f"line {n} ")
+            except msgspec.DecodeError as exc:
+                raise InputError(name, f"not valid JSON ({exc})", f"line {n}") from None
+            _v3_result(name, result, batch, f"line {n} ")
+    else:
+        _v3_result(name, result, batch, "")
+    batch.form = V3_FORM
     return batch

@@ -120,6 +120,10 @@ def read_logs(name: str, data: bytes) -> SpanBatch:
     """A file given with ``LOGS``: OTLP/JSON (one document or JSON Lines) or the SDK's console
     form of log records."""
     head = data[: trace_sniff.SNIFF_BYTES]
+    if trace_sniff.jaeger_v3(head):  # (before OTLP/JSON: it holds OTLP/JSON)
+        from agentbisect.importers.opentelemetry import jaeger
+
+        return jaeger.read_v3(name, data)
     if otlp_json.sniff(head):
         return otlp_json.read(name, data)
     if trace_sniff.console_logs(head):
@@ -133,6 +137,10 @@ def read_logs(name: str, data: bytes) -> SpanBatch:
 
 def read_batch(name: str, data: bytes) -> SpanBatch:
     head = data[: trace_sniff.SNIFF_BYTES]
+    if trace_sniff.jaeger_v3(head):  # (before OTLP/JSON: it holds OTLP/JSON)
+        from agentbisect.importers.opentelemetry import jaeger
+
+        return jaeger.read_v3(name, data)
     if otlp_json.sniff(head):
         return otlp_json.read(name, data)
     if trace_sniff.zipkin(head):
