@@ -99,6 +99,26 @@ def test_each_fixture_reads_as_its_otlp_twin(path: Path, twin: str) -> None:
     assert top["toolCallIds"] == [planted["planted"]["tool_call_id"]]
 
 
+@pytest.mark.parametrize("mode", ["legacy", "latest"])
+def test_genai_span_events_through_zipkin_read_as_through_otlp(mode: str) -> None:
+    """Strands Agents keeps the messages in span events (per-message events, or the details
+    event with the latest conventions): Zipkin's annotations carry them, and the file reads as
+    the OTLP/JSON of the same spans."""
+    name = f"strands-1.62-{mode}.tool-planted"
+    truth = json.loads((ZIPKIN / f"{name}.truth.json").read_text())
+    path, otlp = ZIPKIN / f"{name}.zipkin.json", ZIPKIN / f"{name}.otlp.json"
+    got = _json("aggregate", str(path), "--json")
+    assert got == _json("aggregate", str(otlp), "--json") | {"source": got["source"]}
+    assert [(c["tokensIn"], c["tokensOut"]) for c in got["llmCalls"]] == [
+        (c["input_tokens"], c["output_tokens"]) for c in truth["llm_calls"]
+    ]
+    report = _json("bisect", str(path), "--at-llm", "-1", "--json")
+    assert report == _json("bisect", str(otlp), "--at-llm", "-1", "--json")
+    if mode == "latest":  # (the details events hold the messages in the parts form afp reads)
+        top = report["suspects"][0]["ablation"]
+        assert top["toolCallIds"] == [truth["planted"]["tool_call_id"]]
+
+
 def test_the_formats_are_named_in_the_import_metadata(tmp_path: Path) -> None:
     for path, form in (
         (TWINS[0][0], "Zipkin v2 JSON"),
@@ -273,7 +293,7 @@ def _others() -> list[Path]:
     return [
         p
         for p in sorted(FIXTURES.rglob("*.json*"))
-        if p.is_file() and not p.is_relative_to(ZIPKIN) and not p.is_relative_to(JAEGER)
+        if p.is_file() and not p.name.endswith(".zipkin.json") and not p.is_relative_to(JAEGER)
     ]
 
 
