@@ -114,6 +114,9 @@ def test_genai_span_events_through_zipkin_read_as_through_otlp(mode: str) -> Non
     ]
     report = _json("bisect", str(path), "--at-llm", "-1", "--json")
     assert report == _json("bisect", str(otlp), "--at-llm", "-1", "--json")
+    if mode == "latest":  # … and as Jaeger's logs (an event field beside the attributes)
+        converted = JAEGER / f"{name}.jaeger.json"
+        assert _json("bisect", str(converted), "--at-llm", "-1", "--json") == report
     if mode == "latest":  # (the details events hold the messages in the parts form afp reads)
         top = report["suspects"][0]["ablation"]
         assert top["toolCallIds"] == [truth["planted"]["tool_call_id"]]
