@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -39,7 +40,7 @@ from agentbisect.importers.opentelemetry.spans import (
     time_bits,
     time_ok,
 )
-from agentbisect.importers.opentelemetry.stringified import retyped
+from agentbisect.importers.opentelemetry.stringified import SHARE_UP_TO, converter, retyped
 
 FORM = "Jaeger JSON"
 EXPECTED = (
@@ -77,25 +78,29 @@ class _JaegerSpan(Struct):
     logs: list[_Log] | None = None
 
 
+# Spans are kept as JSON and decoded one at a time (``_spans``), as the OTLP/JSON reader does:
+# decoded all at once, every span's Struct lived beside the spans read from them.
 class _Trace(Struct):
     traceID: str = ""
-    spans: list[_JaegerSpan] | None = None
+    spans: list[msgspec.Raw] | None = None
 
 
 class _Item(_JaegerSpan):
     """An item of a top-level array: a trace (with ``spans``) or a span (Jaeger's tools, the
     anonymizer among them, write spans with their ``process`` embedded as one array)."""
 
-    spans: list[_JaegerSpan] | None = None
+    spans: list[msgspec.Raw] | None = None
 
 
 class _Top(Struct):
     data: list[_Trace] | None = None
     traceID: str = ""
-    spans: list[_JaegerSpan] | None = None
+    spans: list[msgspec.Raw] | None = None
 
 
-_DECODER = msgspec.json.Decoder(_Top | list[_Item])
+_DECODER = msgspec.json.Decoder(_Top | list[msgspec.Raw])
+_ITEM = msgspec.json.Decoder(_Item)
+_SPAN = msgspec.json.Decoder(_JaegerSpan)
 
 
 class BadValue(Exception):
@@ -158,13 +163,29 @@ def value_of(kv: _KeyValue) -> Any:
     raise BadValue(f"unknown value type {kv.type!r}")
 
 
-def _values(kvs: list[_KeyValue], batch: SpanBatch, where: str) -> dict[str, Any]:
+def _values(
+    kvs: list[_KeyValue], batch: SpanBatch, where: str, strings: otlp_json.Strings
+) -> dict[str, Any]:
+    """The key-values as a dict; a value not of its type is dropped with a problem. Keys and
+    short text are kept once per file (``strings``)."""
     out: dict[str, Any] = {}
+    share = strings.setdefault
     for kv in kvs:
-        try:
-            out[kv.key] = value_of(kv)
-        except BadValue as exc:
-            batch.problem("malformed-attribute", f"{where}: tag {kv.key!r}: {exc}; dropped")
+        key = kv.key
+        if kv.type == "string" and type(kv.value) is str:  # (the usual case first)
+            value = kv.value
+            convert = converter(key)
+            if convert is not None:
+                value = convert(value)
+            elif len(value) <= SHARE_UP_TO:
+                value = share(value, value)
+        else:
+            try:
+                value = value_of(kv)
+            except BadValue as exc:
+                batch.problem("malformed-attribute", f"{where}: tag {key!r}: {exc}; dropped")
+                continue
+        out[share(key, key)] = value
     return out
 
 
@@ -210,17 +231,28 @@ def _status(tags: dict[str, Any]) -> tuple[str, str]:
     return "UNSET", ""
 
 
-def _parent(s: _JaegerSpan, trace_id: str) -> str:
+def _id(value: str, strings: otlp_json.Strings) -> str:
+    """A trace or parent id, normalized once per spelling in the file (every span repeats its
+    trace's id, siblings their parent's)."""
+    if not value:
+        return ""
+    found = strings.ids.get(value)
+    if found is None:
+        found = strings.ids[value] = strings.one(normalize_id(value))
+    return found
+
+
+def _parent(s: _JaegerSpan, trace_id: str, strings: otlp_json.Strings) -> str:
     refs = s.references or []
-    same = [r for r in refs if normalize_id(r.traceID) in (trace_id, "")]
+    same = [r for r in refs if _id(r.traceID, strings) in (trace_id, "")]
     ref = next((r for r in same if r.refType.upper() == "CHILD_OF"), None)
     ref = ref or (same[0] if same else None)
     ref = ref or next((r for r in refs if r.refType.upper() == "CHILD_OF"), None)
-    return normalize_id(ref.spanID if ref is not None else s.parentSpanID)
+    return _id(ref.spanID if ref is not None else s.parentSpanID, strings)
 
 
-def _event(log: _Log, batch: SpanBatch, where: str) -> SpanEvent:
-    fields = _values(log.fields or [], batch, where)
+def _event(log: _Log, batch: SpanBatch, where: str, strings: otlp_json.Strings) -> SpanEvent:
+    fields = _values(log.fields or [], batch, where, strings)
     name = fields.pop("event", "")
     return SpanEvent(
         name if isinstance(name, str) else str(name),
@@ -229,35 +261,68 @@ def _event(log: _Log, batch: SpanBatch, where: str) -> SpanEvent:
     )
 
 
-def _span(s: _JaegerSpan, batch: SpanBatch, name: str, path: str) -> Span:
+def _span(
+    s: _JaegerSpan, batch: SpanBatch, name: str, path: str, strings: otlp_json.Strings
+) -> Span:
     sid = normalize_id(s.spanID)
     where = f"span {s.operationName!r} ({sid or 'no id'})"
     if not sid:
         raise InputError(name, f"{where} has no spanID", path)
-    trace_id = normalize_id(s.traceID)
-    tags = _values(s.tags or [], batch, where)
+    trace_id = _id(s.traceID, strings)
+    tags = _values(s.tags or [], batch, where, strings)
     scope = next((v for v in map(tags.get, ("otel.scope.name", "otel.library.name")) if v), "")
     status, message = _status(tags)
     attributes = {k: v for k, v in tags.items() if k not in _MAPPED}
     start = _micros(s.startTime)
     end = start + _micros(s.duration) if s.duration is not None and time_ok(start) else 0
-    parent = _parent(s, trace_id)
+    parent = _parent(s, trace_id, strings)
     return Span(
         trace_id=trace_id,
         span_id=sid,
         parent_id=None if is_zero_id(parent) else parent,
-        name=s.operationName,
+        name=strings.one(s.operationName),
         kind=_kind(tags.get("span.kind")),
         start_ns=start if time_ok(start) else 0,
         end_ns=end if time_ok(end) else 0,
         status=status,
         status_message=message,
         attributes=attributes or NO_ATTRIBUTES,
-        events=[_event(log, batch, where) for log in s.logs] if s.logs else NO_ITEMS,
+        events=[_event(log, batch, where, strings) for log in s.logs] if s.logs else NO_ITEMS,
         scope=scope if isinstance(scope, str) else "",
         logs=NO_ITEMS,
         bad_time=time_bits(start, end),
     )
+
+
+def _decoded(name: str, decoder: msgspec.json.Decoder[Any], raw: msgspec.Raw, at: str) -> Any:
+    """One span (or top-level item) decoded; a wrong type is said at its path in the file."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        msg, sep, rest = str(exc).partition(" - at `$")
+        raise InputError(name, f"{EXPECTED}: {msg}", at + rest.rstrip("`") if sep else at) from None
+
+
+def _spans(name: str, top: _Top | list[msgspec.Raw]) -> Iterator[tuple[_JaegerSpan, str]]:
+    """Every span of the file, decoded in turn, with the JSON path it is at."""
+    if isinstance(top, list):
+        for i, raw in enumerate(top):
+            item = _decoded(name, _ITEM, raw, f"$[{i}]")
+            if item.spans is None:
+                yield item, f"$[{i}]"
+            else:
+                for j, r in enumerate(item.spans):
+                    yield _decoded(name, _SPAN, r, f"$[{i}].spans[{j}]"), f"$[{i}].spans[{j}]"
+    elif top.data is not None:
+        for i, t in enumerate(top.data):
+            for j, r in enumerate(t.spans or []):
+                at = f"$.data[{i}].spans[{j}]"
+                yield _decoded(name, _SPAN, r, at), at
+    elif top.spans is not None:
+        for j, r in enumerate(top.spans):
+            yield _decoded(name, _SPAN, r, f"$.spans[{j}]"), f"$.spans[{j}]"
+    else:
+        raise InputError(name, EXPECTED, "$")
 
 
 def read(name: str, data: bytes) -> SpanBatch:
@@ -271,28 +336,11 @@ def read(name: str, data: bytes) -> SpanBatch:
         raise InputError(name, f"{EXPECTED}: {msg}", path) from None
     except msgspec.DecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc})") from None
-    # every span with the JSON path it is at
-    found: list[tuple[_JaegerSpan, str]]
-    if isinstance(top, list):
-        found = []
-        for i, item in enumerate(top):
-            if item.spans is None:
-                found.append((item, f"$[{i}]"))
-            else:
-                found.extend((s, f"$[{i}].spans[{j}]") for j, s in enumerate(item.spans))
-    elif top.data is not None:
-        found = [
-            (s, f"$.data[{i}].spans[{j}]")
-            for i, t in enumerate(top.data)
-            for j, s in enumerate(t.spans or [])
-        ]
-    elif top.spans is not None:
-        found = [(s, f"$.spans[{j}]") for j, s in enumerate(top.spans)]
-    else:
-        raise InputError(name, EXPECTED, "$")
     batch = SpanBatch(form=FORM)
-    for s, at in found:
-        batch.spans.append(_span(s, batch, name, at))
+    strings = otlp_json.Strings()
+    for s, at in _spans(name, top):
+        strings.bound()
+        batch.spans.append(_span(s, batch, name, at, strings))
     return batch
 
 

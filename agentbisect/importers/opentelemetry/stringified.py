@@ -10,8 +10,10 @@ was, for the conventions reader to judge (a token count that is not a number is 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -59,28 +61,47 @@ _STRING_ARRAYS = frozenset(
 # OpenInference's indexed documents: retrieval.documents.N.document.score is a double.
 _INDEXED_FLOAT = re.compile(r"retrieval\.documents\.\d+\.document\.score")
 _INT_TEXT = re.compile(r"-?\d{1,19}")
+# Text up to this length is kept once per file by the readers (keys, names, short values repeat
+# on every span), as the OTLP/JSON reader keeps it.
+SHARE_UP_TO = 64
 
 
-def _float(text: str) -> float | None:
+def _int(text: str) -> Any:
+    return int(text) if _INT_TEXT.fullmatch(text.strip()) else text
+
+
+def _float(text: str) -> Any:
     try:
         value = float(text)
     except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+        return text
+    return value if math.isfinite(value) else text
+
+
+def _string_array(text: str) -> Any:
+    if text[:1] != "[":
+        return text
+    try:
+        items = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return text
+    return items if isinstance(items, list) else text
+
+
+@functools.lru_cache(maxsize=4096)
+def converter(key: str) -> Callable[[str], Any] | None:
+    """How text of ``key`` is read back as its declared type; None when no convention declares
+    one (then the text stays text). Cached: a trace repeats its few keys on every span."""
+    if key in _INTS:
+        return _int
+    if key in _FLOATS or (key.endswith(".score") and _INDEXED_FLOAT.fullmatch(key)):
+        return _float
+    if key in _STRING_ARRAYS:
+        return _string_array
+    return None
 
 
 def retyped(key: str, value: str) -> Any:
     """``value`` (text as the backend stored it) as the type the conventions give ``key``."""
-    if key in _INTS:
-        return int(value) if _INT_TEXT.fullmatch(value.strip()) else value
-    if key in _FLOATS or (key.endswith(".score") and _INDEXED_FLOAT.fullmatch(key)):
-        number = _float(value)
-        return value if number is None else number
-    if key in _STRING_ARRAYS and value[:1] == "[":
-        try:
-            items = msgspec.json.decode(value)
-        except msgspec.DecodeError:
-            return value
-        if isinstance(items, list):
-            return items
-    return value
+    convert = converter(key)
+    return value if convert is None else convert(value)

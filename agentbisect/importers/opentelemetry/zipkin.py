@@ -22,6 +22,7 @@ import msgspec
 from msgspec import Raw, Struct
 
 from agentbisect.core.errors import InputError
+from agentbisect.importers.opentelemetry import otlp_json
 from agentbisect.importers.opentelemetry.spans import (
     NO_ATTRIBUTES,
     NO_ITEMS,
@@ -34,7 +35,7 @@ from agentbisect.importers.opentelemetry.spans import (
     time_bits,
     time_ok,
 )
-from agentbisect.importers.opentelemetry.stringified import retyped
+from agentbisect.importers.opentelemetry.stringified import SHARE_UP_TO, converter, retyped
 
 FORM = "Zipkin v2 JSON"
 EXPECTED = "expected Zipkin v2 JSON (an array of spans, or an array of such arrays)"
@@ -100,15 +101,24 @@ def _kind(value: str | None, from_otel: bool) -> str:
     return name if name in SPAN_KINDS else "UNSPECIFIED"
 
 
-def _tags(tags: dict[str, Any], batch: SpanBatch, where: str) -> dict[str, Any]:
+def _tags(
+    tags: dict[str, Any], batch: SpanBatch, where: str, strings: otlp_json.Strings
+) -> dict[str, Any]:
     """The tags that are attributes, text read back as its declared type; a tag that is not a
-    string (nor a number or boolean some producers write) is dropped with a problem."""
+    string (nor a number or boolean some producers write) is dropped with a problem. Keys and
+    short text are kept once per file (``strings``)."""
     out: dict[str, Any] = {}
+    share = strings.setdefault
     for key, value in tags.items():
         if key in _MAPPED:
             continue
-        if isinstance(value, str):
-            out[key] = retyped(key, value)
+        key = share(key, key)
+        if type(value) is str:
+            convert = converter(key)
+            if convert is not None:
+                out[key] = convert(value)
+            else:
+                out[key] = share(value, value) if len(value) <= SHARE_UP_TO else value
         elif isinstance(value, bool | int | float):
             out[key] = value
         else:
@@ -171,7 +181,20 @@ def _status(tags: dict[str, Any]) -> tuple[str, str]:
     return "UNSET", ""
 
 
-def _span(z: _ZipkinSpan, batch: SpanBatch, name: str, path: str) -> Span:
+def _id(value: str | None, strings: otlp_json.Strings) -> str:
+    """A trace or parent id, normalized once per spelling in the file (every span repeats its
+    trace's id, siblings their parent's)."""
+    if not value:
+        return ""
+    found = strings.ids.get(value)
+    if found is None:
+        found = strings.ids[value] = strings.one(normalize_id(value))
+    return found
+
+
+def _span(
+    z: _ZipkinSpan, batch: SpanBatch, name: str, path: str, strings: otlp_json.Strings
+) -> Span:
     sid = normalize_id(z.id)
     where = f"span {z.name or ''!r} ({sid or 'no id'})"
     if not sid:
@@ -181,18 +204,18 @@ def _span(z: _ZipkinSpan, batch: SpanBatch, name: str, path: str) -> Span:
     status, message = _status(tags)
     start = _micros(z.timestamp)
     end = start + _micros(z.duration) if z.duration is not None and time_ok(start) else 0
-    parent = normalize_id(z.parentId)
+    parent = _id(z.parentId, strings)
     return Span(
-        trace_id=normalize_id(z.traceId),
+        trace_id=_id(z.traceId, strings),
         span_id=sid,
         parent_id=None if is_zero_id(parent) else parent,
-        name=z.name or "",
+        name=strings.one(z.name or ""),
         kind=_kind(z.kind, bool(scope)),
         start_ns=start if time_ok(start) else 0,
         end_ns=end if time_ok(end) else 0,
         status=status,
         status_message=message,
-        attributes=_tags(tags, batch, where) if tags else NO_ATTRIBUTES,
+        attributes=_tags(tags, batch, where, strings) if tags else NO_ATTRIBUTES,
         events=[_event(a) for a in z.annotations] if z.annotations else NO_ITEMS,
         scope=scope,
         logs=NO_ITEMS,
@@ -209,6 +232,7 @@ def _path(exc: msgspec.ValidationError, at: str) -> tuple[str, str]:
 def read(name: str, data: bytes) -> SpanBatch:
     """Decode a Zipkin v2 span array, or an array of them, into a batch."""
     batch = SpanBatch(form=FORM)
+    strings = otlp_json.Strings()
     try:
         items = _TOP.decode(data)
     except msgspec.ValidationError:
@@ -224,5 +248,6 @@ def read(name: str, data: bytes) -> SpanBatch:
             msg, path = _path(exc, at)
             raise InputError(name, f"expected a Zipkin v2 span: {msg}", path) from None
         for j, z in enumerate(spans):
-            batch.spans.append(_span(z, batch, name, f"{at}[{j}]" if nested else at))
+            strings.bound()
+            batch.spans.append(_span(z, batch, name, f"{at}[{j}]" if nested else at, strings))
     return batch
