@@ -60,7 +60,6 @@ class _ZipkinSpan(Struct):
 
 _TOP = msgspec.json.Decoder(list[Raw])
 _SPAN = msgspec.json.Decoder(_ZipkinSpan)
-_SPANS = msgspec.json.Decoder(list[_ZipkinSpan])
 
 # The tags the OpenTelemetry mapping writes for what a span has besides attributes.
 _STATUS = "otel.status_code"
@@ -223,14 +222,19 @@ def _span(
     )
 
 
-def _path(exc: msgspec.ValidationError, at: str) -> tuple[str, str]:
-    """The message and the JSON path (under ``at``) of a validation error."""
-    msg, sep, rest = str(exc).partition(" - at `$")
-    return msg, at + (rest.rstrip("`") if sep else "")
+def _decoded(name: str, raw: Raw, at: str) -> _ZipkinSpan:
+    """One span decoded; a wrong type is said at its path in the file."""
+    try:
+        return _SPAN.decode(raw)
+    except msgspec.ValidationError as exc:
+        msg, sep, rest = str(exc).partition(" - at `$")
+        path = at + (rest.rstrip("`") if sep else "")
+        raise InputError(name, f"expected a Zipkin v2 span: {msg}", path) from None
 
 
 def read(name: str, data: bytes) -> SpanBatch:
-    """Decode a Zipkin v2 span array, or an array of them, into a batch."""
+    """Decode a Zipkin v2 span array, or an array of them, into a batch. Spans are kept as
+    JSON and decoded one at a time, as the OTLP/JSON reader does."""
     batch = SpanBatch(form=FORM)
     strings = otlp_json.Strings()
     try:
@@ -240,14 +244,12 @@ def read(name: str, data: bytes) -> SpanBatch:
     except msgspec.DecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc})") from None
     for i, raw in enumerate(items):
-        at = f"$[{i}]"
-        nested = bytes(raw).lstrip()[:1] == b"["
-        try:
-            spans = _SPANS.decode(raw) if nested else [_SPAN.decode(raw)]
-        except msgspec.ValidationError as exc:
-            msg, path = _path(exc, at)
-            raise InputError(name, f"expected a Zipkin v2 span: {msg}", path) from None
-        for j, z in enumerate(spans):
+        # (a value's raw JSON starts at its first byte: "[" is a trace, an array of spans)
+        if memoryview(raw)[:1] == b"[":
+            found = [(r, f"$[{i}][{j}]") for j, r in enumerate(_TOP.decode(raw))]
+        else:
+            found = [(raw, f"$[{i}]")]
+        for r, at in found:
             strings.bound()
-            batch.spans.append(_span(z, batch, name, f"{at}[{j}]" if nested else at, strings))
+            batch.spans.append(_span(_decoded(name, r, at), batch, name, at, strings))
     return batch
