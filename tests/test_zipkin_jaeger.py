@@ -246,6 +246,36 @@ def test_annotations_in_every_exporters_form_are_span_events(tmp_path: Path) -> 
     assert _json("aggregate", str(f), "--json")["llmCalls"][0]["tokensIn"] == 300
 
 
+def test_the_collectors_zipkin_mapping_is_undone() -> None:
+    """The Collector's Zipkin exporter writes INTERNAL as a ``span.kind`` tag, an error as
+    ``error: "true"`` with ``otel.status_code: "Error"`` and the description beside them, the
+    scope as ``otel.library.name``, every attribute as text."""
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "id": "eee19b7ec3c1b174",
+        "name": "execute_tool lookup_order",
+        "timestamp": 1_700_000_000_000_000,
+        "duration": 2000,
+        "tags": {
+            "span.kind": "internal",
+            "error": "true",
+            "otel.status_code": "Error",
+            "otel.status_description": "order NW-4471 not found",
+            "otel.library.name": "app",
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.request.seed": "7",
+        },
+    }
+    (read,) = zipkin.read("c", json.dumps([span]).encode()).spans
+    assert (read.kind, read.status, read.status_message, read.scope) == (
+        "INTERNAL",
+        "ERROR",
+        "order NW-4471 not found",
+        "app",
+    )
+    assert read.attributes == {"gen_ai.operation.name": "execute_tool", "gen_ai.request.seed": 7}
+
+
 def test_jaeger_logs_are_span_events() -> None:
     doc = {
         "traceID": "5b8efff798038103d269b633813fc60c",

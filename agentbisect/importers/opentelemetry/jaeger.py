@@ -222,6 +222,7 @@ def _kind(value: Any) -> str:
 
 def _status(tags: dict[str, Any]) -> tuple[str, str]:
     code = tags.get("otel.status_code")
+    code = code.upper() if isinstance(code, str) else ""
     message = tags.get("otel.status_description")
     message = message if isinstance(message, str) else ""
     if code == "ERROR" or tags.get("error") is True:

@@ -9,8 +9,10 @@ mapping (the spec's "Zipkin exporter" page and the SDK exporters) is undone here
 before it) the scope, a ``null`` kind of an OpenTelemetry span is INTERNAL, and each annotation is
 an event again, its value ``{"name": {attributes}}`` (the Python exporter), ``"name": {…}`` (the
 spec's example, the Java exporter) or ``name|{…}|dropped`` (the Collector's exporter); any other
-annotation is an event of that name without attributes. Tag values are text: those whose type
-a convention declares are read back as that type (``stringified``).
+annotation is an event of that name without attributes (the Collector writes INTERNAL as a
+``span.kind`` tag and an error as ``error: "true"`` beside ``otel.status_description``). Tag
+values are text: those whose type a convention declares are read back as that type
+(``stringified``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ _MAPPED = frozenset(
         _STATUS,
         _ERROR,
         "otel.status_description",
+        "span.kind",
         "otel.scope.name",
         "otel.scope.version",
         "otel.library.name",
@@ -91,10 +94,13 @@ def _micros(value: int | float | None) -> int:
     return value * 1000
 
 
-def _kind(value: str | None, from_otel: bool) -> str:
+def _kind(value: str | None, tags: dict[str, Any], from_otel: bool) -> str:
     if value is None or value == "":
-        # the OpenTelemetry mapping writes INTERNAL as null; a Zipkin-native span without a
-        # kind says nothing about it
+        # the Collector writes INTERNAL as a span.kind tag, the SDK exporters as null; a
+        # Zipkin-native span without a kind says nothing about it
+        tag = tags.get("span.kind")
+        if isinstance(tag, str) and tag.upper() in SPAN_KINDS:
+            return tag.upper()
         return "INTERNAL" if from_otel else "UNSPECIFIED"
     name = value.upper()
     return name if name in SPAN_KINDS else "UNSPECIFIED"
@@ -170,9 +176,12 @@ def _event(a: _Annotation) -> SpanEvent:
 
 def _status(tags: dict[str, Any]) -> tuple[str, str]:
     code = tags.get(_STATUS)
+    code = code.upper() if isinstance(code, str) else ""  # (the Collector writes "Error", "Ok")
     error = tags.get(_ERROR)
     message = tags.get("otel.status_description")
     if code == "ERROR" or (error is not None and error not in (False, "false")):
+        # the SDK exporters put the description in the error tag, the Collector "true" there
+        # and the description beside it
         text = error if isinstance(error, str) and error != "true" else message
         return "ERROR", text if isinstance(text, str) else ""
     if code == "OK":
@@ -209,7 +218,7 @@ def _span(
         span_id=sid,
         parent_id=None if is_zero_id(parent) else parent,
         name=strings.one(z.name or ""),
-        kind=_kind(z.kind, bool(scope)),
+        kind=_kind(z.kind, tags, bool(scope)),
         start_ns=start if time_ok(start) else 0,
         end_ns=end if time_ok(end) else 0,
         status=status,
