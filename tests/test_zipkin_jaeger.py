@@ -30,6 +30,7 @@ OTEL = FIXTURES / "otel"
 ZIPKIN = FIXTURES / "zipkin"
 JAEGER = FIXTURES / "jaeger"
 REAL = JAEGER / "real"
+REAL_ZIPKIN = ZIPKIN / "real"
 
 # (the file, its OTLP twin, the twin's truth)
 TWINS = [
@@ -191,8 +192,23 @@ def test_jaegers_api_v3_answer_is_its_otlp() -> None:
     )
 
 
-@pytest.mark.parametrize("path", sorted(REAL.glob("*.json")), ids=lambda p: p.name)
-def test_jaegers_files_through_the_cli(path: Path) -> None:
+def test_zipkins_own_trace_files() -> None:
+    """Zipkin's UI test data (py_zipkin and Envoy spans, not OpenTelemetry): RPC spans sharing
+    their id between client and server, a span without a kind, a bare annotation."""
+    batch = zipkin.read("yelp", (REAL_ZIPKIN / "yelp.json").read_bytes())
+    assert len(batch.spans) == 16 and not batch.problems
+    (proxy,) = [s for s in batch.spans if s.events]
+    assert [(e.name, e.attributes) for e in proxy.events] == [("py_zipkin.logging_end", {})]
+    assert proxy.attributes["request_budget"] == "10003"  # (no convention declares it: text)
+    assert {s.kind for s in batch.spans} == {"CLIENT", "SERVER", "UNSPECIFIED"}
+    flags = _json("aggregate", str(REAL_ZIPKIN / "yelp.json"), "--json")["honestyFlags"]
+    assert {"duplicate-span-ids", "unknown-span-kind"} <= {f["flag"] for f in flags}
+
+
+@pytest.mark.parametrize(
+    "path", sorted(REAL.glob("*.json")) + sorted(REAL_ZIPKIN.glob("*.json")), ids=lambda p: p.name
+)
+def test_backends_own_files_through_the_cli(path: Path) -> None:
     res = cli("aggregate", str(path), "--json")
     assert res.exit_code == 0, res.stderr
 
@@ -326,7 +342,10 @@ def _others() -> list[Path]:
     return [
         p
         for p in sorted(FIXTURES.rglob("*.json*"))
-        if p.is_file() and not p.name.endswith(".zipkin.json") and not p.is_relative_to(JAEGER)
+        if p.is_file()
+        and not p.name.endswith(".zipkin.json")
+        and not p.is_relative_to(JAEGER)
+        and not p.is_relative_to(REAL_ZIPKIN)
     ]
 
 
@@ -342,7 +361,7 @@ def test_detection_takes_no_other_format() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [p for p, _ in TWINS] + sorted(REAL.glob("*.json")),
+    [p for p, _ in TWINS] + sorted(REAL.glob("*.json")) + sorted(REAL_ZIPKIN.glob("*.json")),
     ids=lambda p: p.name,
 )
 def test_each_fixture_is_detected_as_a_trace(path: Path) -> None:
