@@ -144,8 +144,8 @@ FILE = Arg(
     "file",
     "FILE",
     "The run: an agentfootprint recording or capture, an OpenTelemetry trace (OTLP/JSON, its "
-    "JSON Lines, the SDK console form, a span dump) or a chat transcript; JSON or gzip, or - "
-    "for stdin.",
+    "JSON Lines, the SDK console form, a span dump, Zipkin or Jaeger JSON) or a chat transcript; "
+    "JSON or gzip, or - for stdin.",
 )
 JSON = Opt("as_json", "--json", kind=bool, help=f"Shorthand for {FORMAT_FLAGS[0]} json.")
 VERBOSE = Opt("verbose", "--verbose", "-v", kind=bool, help="Say which shape was read, on stderr.")

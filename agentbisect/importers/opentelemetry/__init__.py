@@ -1,5 +1,6 @@
 """The OpenTelemetry importer (the seam's module for traces): OTLP/JSON as one document or JSON
-Lines, the SDK console form and span dumps, with log records from the same file or ``LOGS``.
+Lines, the SDK console form and span dumps, with log records from the same file or ``LOGS``;
+and traces as the Zipkin and Jaeger backends give them back (``zipkin``, ``jaeger``).
 
 The work is in ``traces`` (reading, joining, choosing a trace), ``conventions`` (what a span
 means) and ``synthesize`` (the recording); this module only speaks the importer interface.

@@ -1,4 +1,5 @@
-"""Recognise trace files by their first bytes: OTLP/JSON and the OpenTelemetry SDK's span JSON.
+"""Recognise trace files by their first bytes: OTLP/JSON, the OpenTelemetry SDK's span JSON,
+and the JSON of the Zipkin and Jaeger backends.
 
 Kept apart from the readers so that sniffing (done for every input by every importer) imports
 nothing of the trace conversion.
@@ -58,5 +59,45 @@ def console_logs(head: bytes) -> bool:
     )
 
 
+def zipkin(head: bytes) -> bool:
+    """Zipkin v2 JSON: an array (of spans, or of arrays of spans) whose spans have ``traceId``
+    and ``id`` and a Zipkin span's own keys (an endpoint, annotations, or ``timestamp`` beside
+    ``duration``). Langfuse's and LangSmith's arrays also hold ``id`` and ``traceId``/``trace_id``
+    keys, so their own keys (``observations``, ``startTime``, ``run_type``) rule it out."""
+    start = head.lstrip()[:SNIFF_BYTES]
+    if start[:1] != b"[" or not (_has_key(start, b"traceId") and _has_key(start, b"id")):
+        return False
+    if any(_has_key(start, k) for k in (b"observations", b"startTime", b"run_type", b"context")):
+        return False
+    return (
+        _has_key(start, b"localEndpoint")
+        or _has_key(start, b"remoteEndpoint")
+        or _has_key(start, b"annotations")
+        or (_has_key(start, b"timestamp") and _has_key(start, b"duration"))
+    )
+
+
+def jaeger(head: bytes) -> bool:
+    """Jaeger's JSON: an object or array holding spans with ``traceID``, ``spanID`` (spelled
+    with a capital D, unlike OTLP/JSON) and ``operationName``."""
+    start = head.lstrip()[:SNIFF_BYTES]
+    return (
+        start[:1] in (b"{", b"[")
+        and _has_key(start, b"spanID")
+        and _has_key(start, b"traceID")
+        and _has_key(start, b"operationName")
+    )
+
+
+def jaeger_v3(head: bytes) -> bool:
+    """Jaeger's API v3 answer: ``{"result": {"resourceSpans": [...]}}`` (OTLP/JSON inside)."""
+    start = head.lstrip()[:SNIFF_BYTES]
+    return (
+        start[:1] == b"{"
+        and re.match(rb'\{\s*"result"\s*:\s*\{', start) is not None
+        and _has_key(start, b"resourceSpans")
+    )
+
+
 def any_trace(head: bytes) -> bool:
-    return otlp(head) or console(head) or console_logs(head)
+    return otlp(head) or console(head) or console_logs(head) or zipkin(head) or jaeger(head)

@@ -1,4 +1,5 @@
-"""The normalized span model every trace reader produces (OTLP/JSON, the SDK console form, dumps).
+"""The normalized span model every trace reader produces (OTLP/JSON, the SDK console form, dumps,
+Zipkin and Jaeger JSON).
 
 Readers differ in how ids, times and attribute values are spelled on disk; once read, a span is
 the same ``Span`` whatever the file looked like, so the convention extractors and the synthesis of

@@ -1,5 +1,6 @@
-"""Import an OpenTelemetry trace file (OTLP/JSON, JSON Lines, the SDK console form, span dumps):
-read it, join log records to their spans, pick one trace, and synthesize its recording.
+"""Import an OpenTelemetry trace file (OTLP/JSON, JSON Lines, the SDK console form, span dumps,
+Zipkin v2 JSON, Jaeger JSON): read it, join log records to their spans, pick one trace, and
+synthesize its recording.
 
 Several traces in one file: ``trace_id`` picks one; without it the trace whose root span ended
 last is analysed and ``multiple-runs`` names how many there were and the first few.
@@ -119,6 +120,10 @@ def read_logs(name: str, data: bytes) -> SpanBatch:
     """A file given with ``LOGS``: OTLP/JSON (one document or JSON Lines) or the SDK's console
     form of log records."""
     head = data[: trace_sniff.SNIFF_BYTES]
+    if trace_sniff.jaeger_v3(head):  # (before OTLP/JSON: it holds OTLP/JSON)
+        from agentbisect.importers.opentelemetry import jaeger
+
+        return jaeger.read_v3(name, data)
     if otlp_json.sniff(head):
         return otlp_json.read(name, data)
     if trace_sniff.console_logs(head):
@@ -131,8 +136,21 @@ def read_logs(name: str, data: bytes) -> SpanBatch:
 
 
 def read_batch(name: str, data: bytes) -> SpanBatch:
-    if otlp_json.sniff(data[: trace_sniff.SNIFF_BYTES]):
+    head = data[: trace_sniff.SNIFF_BYTES]
+    if trace_sniff.jaeger_v3(head):  # (before OTLP/JSON: it holds OTLP/JSON)
+        from agentbisect.importers.opentelemetry import jaeger
+
+        return jaeger.read_v3(name, data)
+    if otlp_json.sniff(head):
         return otlp_json.read(name, data)
+    if trace_sniff.zipkin(head):
+        from agentbisect.importers.opentelemetry import zipkin
+
+        return zipkin.read(name, data)
+    if trace_sniff.jaeger(head):
+        from agentbisect.importers.opentelemetry import jaeger
+
+        return jaeger.read(name, data)
     return otel_console.read(name, data)
 
 
