@@ -32,7 +32,7 @@ from tests.conftest import FIXTURES, afp_proc
 DIR = FIXTURES / "pydantic_ai"
 TRUTHS = sorted(
     t
-    for d in ("pydantic_ai", "openllmetry", "vercel_ai", "google_adk")
+    for d in ("pydantic_ai", "openllmetry", "vercel_ai", "google_adk", "openai_agents", "strands")
     for t in (FIXTURES / d).glob("*.truth.json")
 )
 FILES = [(t, t.parent / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
@@ -220,3 +220,46 @@ def test_adk_event_only_tool_results_are_named_tool_results() -> None:
     report = _json("bisect", str(trace), "--json", "--no-cache", *_logs(truth))
     texts = {s["evidence"]["text"]: s["sourceKind"] for s in report["suspects"] if "evidence" in s}
     assert texts[json.dumps(json.loads(t["planted_text"]), separators=(",", ":"))] == "tool-result"
+
+
+def test_strands_tool_spans_carry_their_arguments_and_no_span_is_ignored() -> None:
+    # Strands' default form keeps a tool's arguments and result in the tool span's own
+    # gen_ai.tool.message / gen_ai.choice events, its messages as Converse content blocks; each
+    # model request and its tool calls sit in an execute_event_loop_cycle span (a boundary)
+    trace = FIXTURES / "strands" / "strands-default.tool-planted.otlp.json"
+    events = [
+        json.loads(line)
+        for line in afp_proc("events", str(trace), "--json").stdout.split("\n")
+        if line
+    ]
+    starts = [e for e in events if e["type"] == "tool.start"]
+    assert [(s["toolName"], json.loads(s["args"])) for s in starts] == [
+        ("lookup_order", {"order_id": "NW-4417"}),
+        ("get_refund_policy", {"category": "footwear"}),
+    ]
+    ends = [e for e in events if e["type"] == "tool.end"]
+    assert json.loads(ends[1]["result"])["policy"].startswith("Footwear may be returned")
+    flags = {f["flag"] for f in _json("bisect", str(trace), "--json", "--no-cache")["honestyFlags"]}
+    assert "spans-ignored" not in flags
+
+
+@pytest.mark.parametrize(
+    ("content", "want"),
+    [
+        (
+            '[{"toolResult": {"toolUseId": "t1", "status": "success", '
+            '"content": [{"text": "the result"}]}}]',
+            [("tool_result", "the result", "t1")],
+        ),
+        (
+            [{"toolUse": {"toolUseId": "t1", "name": "f", "input": {"q": 1}}}],
+            [("tool_call", "", "t1")],
+        ),
+        ('[{"text": "hello"}]', [("text", "hello", "")]),
+        # a JSON array that is not content blocks stays the text it was
+        ('[{"text": "a", "score": 1}]', [("text", '[{"text": "a", "score": 1}]', "")]),
+    ],
+)
+def test_converse_content_blocks_are_read(content: Any, want: list[tuple[str, str, str]]) -> None:
+    parts = message_from({"role": "user", "content": content}).parts
+    assert [(p.kind, p.text, p.id) for p in parts] == want

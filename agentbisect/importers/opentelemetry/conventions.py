@@ -37,8 +37,9 @@ AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 # The current conventions (semantic-conventions-genai): a workflow groups agents and a plan span
 # holds the call that writes the plan — boundaries, like an agent; a memory search hands records
 # to the model — a retrieval. The other memory operations (create/update/upsert/delete, store
-# lifecycle) write, and stay under spans-ignored.
-CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan"})
+# lifecycle) write, and stay under spans-ignored. Strands Agents groups each model request and the
+# tool calls it asked for in an ``execute_event_loop_cycle`` span: a boundary too.
+CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan", "execute_event_loop_cycle"})
 RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory"})
 # Content kept outside the trace by util-genai's upload completion hook: a reference (a URI) in
 # place of each of these attributes. afp never fetches it.
@@ -266,14 +267,104 @@ _TOOL_RESULT_ITEMS = frozenset({"tool-result", "tool_result"})
 _CALL_ITEMS = _TOOL_CALL_ITEMS | _TOOL_RESULT_ITEMS
 
 
+_TEXT_BLOCK_KEYS = ({"text"}, {"type", "text"})
+
+
+def _blocks_text(value: Any) -> str | None:
+    """The text of a list of content blocks — Anthropic's and MCP's ``{type: "text", text}``,
+    Bedrock Converse's ``{text}`` / ``{json}`` (Strands) — or of its JSON; None for any other
+    value. Blocks given as JSON text must be bare blocks (no other keys): a tool's result that
+    is a JSON array of records with a ``text`` field stays the JSON it was."""
+    strict = isinstance(value, str)
+    if strict:
+        if not value.startswith("[{") or ('"text"' not in value and '"json"' not in value):
+            return None
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return None
+    if not isinstance(value, list) or not value:
+        return None
+    out = []
+    for b in value:
+        if not isinstance(b, dict):
+            return None
+        if "text" in b and (not strict or b.keys() in _TEXT_BLOCK_KEYS):
+            out.append(text_of(b["text"]))
+        elif b.keys() == {"json"}:
+            out.append(as_text(b["json"]))
+        else:
+            return None
+    return "\n".join(out)
+
+
 def _item_text(value: Any) -> str:
-    """A tool result item's content: the AI SDK's ``{type, value}`` output, a list of text blocks
-    (Anthropic), or the value itself."""
+    """A tool result item's content: the AI SDK's ``{type, value}`` output, a list of text blocks,
+    or the value itself."""
     if isinstance(value, dict) and "value" in value and "type" in value:
         value = value["value"]
-    if isinstance(value, list) and all(isinstance(b, dict) and "text" in b for b in value):
-        return "\n".join(text_of(b["text"]) for b in value)
-    return as_text(value)
+    text = _blocks_text(value) if isinstance(value, list) else None
+    return as_text(value) if text is None else text
+
+
+# Bedrock Converse's content blocks (Strands Agents' messages): each block is an object keyed by
+# its kind. Only a list whose every block has one of these keys is read as blocks.
+_CONVERSE_KEYS = frozenset(
+    {
+        "text",
+        "toolUse",
+        "toolResult",
+        "json",
+        "image",
+        "document",
+        "video",
+        "reasoningContent",
+        "cachePoint",
+        "guardContent",
+        "citationsContent",
+    }
+)
+
+
+def _converse_blocks(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` (or its JSON) as Converse content blocks, when it is a list of them with a tool
+    use or result or text among them; None otherwise."""
+    if isinstance(value, str):
+        if not value.startswith("[{"):
+            return None
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return None
+    if not isinstance(value, list) or not value:
+        return None
+    for b in value:
+        if not isinstance(b, dict) or len(b) != 1 or next(iter(b)) not in _CONVERSE_KEYS:
+            return None
+    return value
+
+
+def _converse_part(block: dict[str, Any]) -> Part | None:
+    """One Converse block as a part: ``toolUse`` a call, ``toolResult`` a result (its call id
+    is ``toolUseId``), ``text`` / ``json`` text; media and cache markers are no text (None)."""
+    kind, body = next(iter(block.items()))
+    if kind == "text":
+        return Part("text", text_of(body))
+    if kind == "json":
+        return Part("text", as_text(body))
+    if not isinstance(body, dict):
+        return None
+    if kind == "toolUse":
+        return Part(
+            "tool_call",
+            "",
+            text_of(body.get("toolUseId")),
+            text_of(body.get("name")),
+            as_text(body.get("input")),
+        )
+    if kind == "toolResult":
+        return Part("tool_result", _item_text(body.get("content")), text_of(body.get("toolUseId")))
+    return None
 
 
 def _typed_part(c: dict[str, Any]) -> Part:
@@ -321,6 +412,9 @@ def message_from(obj: Any, role: str = "") -> Message:
         inner = dict(obj["message"])
         inner.setdefault("role", role or "assistant")
         return message_from(inner, role or "assistant")
+    if isinstance(obj.get("message"), list) and "content" not in obj:
+        # (Strands' gen_ai.choice: the reply's content blocks are the message)
+        return message_from({"role": role or "assistant", "content": obj["message"]})
     role = text_of(obj.get("role")) or role or "user"
     if role == "model":  # (Gemini's name for the assistant)
         role = "assistant"
@@ -339,12 +433,20 @@ def message_from(obj: Any, role: str = "") -> Message:
                 add(_tool_call_part(p))
             elif kind == "tool_call_response":
                 resp = p.get("response", p.get("result"))
-                add(Part("tool_result", as_text(resp), text_of(p.get("id"))))
+                add(Part("tool_result", _item_text(resp), text_of(p.get("id"))))
             else:
                 add(Part("text", text_of(p.get("content", p.get("text", "")))))
         return Message(role, read, text_of(obj.get("name")))
     msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
+    blocks = _converse_blocks(content)
+    if blocks is not None:
+        parts = [p for p in map(_converse_part, blocks) if p is not None]
+        if any(p.kind != "text" for p in parts):
+            msg.parts = parts
+            return msg
+        # (text only: the message's text, read below as any other — a tool message's result)
+        content = "\n".join(p.text for p in parts)
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
     if isinstance(content, list) and any(
         isinstance(c, dict) and c.get("type") in _CALL_ITEMS for c in content
@@ -812,6 +914,25 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
+# Strands' default (older-conventions) tool span: no content attributes, the call's arguments in
+# a ``gen_ai.tool.message`` event (``content``) and its result in a ``gen_ai.choice`` event
+# (``message``: content blocks).
+_TOOL_RECORDS = frozenset({"gen_ai.tool.message", "gen_ai.choice"})
+
+
+def _tool_events(span: Span, call: ToolCall) -> None:
+    """Read a tool span's own ``gen_ai.tool.message`` / ``gen_ai.choice`` events into ``call``."""
+    for e in span.events:
+        if e.name == "gen_ai.tool.message" and not call.arguments:
+            call.arguments = as_text(_shown(e.attributes.get("content")))
+            call.call_id = call.call_id or text_of(e.attributes.get("id"))
+        elif e.name == "gen_ai.choice" and call.result is None:
+            value = _shown(e.attributes.get("message"))
+            if value is not None:
+                text = _blocks_text(value)
+                call.result = as_text(value) if text is None else text
+
+
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
     name = text_of(
@@ -839,8 +960,12 @@ def _tool(span: Span) -> ToolCall:
     if result is None:
         found = _any_agent_value(a)
         result = None if found is None else found[0]
+    if not call.arguments and result is None and span.events:
+        _tool_events(span, call)
+        result = call.result
     if result is not None:
-        text = as_text(result)
+        text = _blocks_text(result) if isinstance(result, str) else None
+        text = as_text(result) if text is None else text
         parsed: Any = None
         if isinstance(result, str) and result[:1] == "{":
             try:
@@ -968,10 +1093,11 @@ def unread_records(span: Span) -> list[str]:
     call), for the ``records-ignored`` flag. Names outside ``gen_ai.*`` are not GenAI content."""
     if not span.events and not span.logs:
         return []
-    llm = _role(span.attributes)[0] == "llm"
-    names = [e.name for e in span.events]
+    role = _role(span.attributes)[0]
+    read = _READ_RECORDS if role == "llm" else _TOOL_RECORDS if role == "tool" else frozenset()
+    names = [n for n in (e.name for e in span.events) if n not in read]
     names += [_record_name(r) for r in span.logs]
-    return [n for n in names if n.startswith("gen_ai.") and not (llm and n in _READ_RECORDS)]
+    return [n for n in names if n.startswith("gen_ai.")]
 
 
 def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
