@@ -171,6 +171,8 @@ class _Builder:
         self.by_content = 0
         self.by_structure = 0
         self.uncaptured_llm = 0
+        self.no_output_llm = 0  # calls whose input was captured and whose output was not
+        self.no_usage_llm = 0  # calls with no token count
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -411,6 +413,10 @@ class _Builder:
             register=False,
         )
         self.last_llm = step
+        if call.captured and not call.outputs:
+            self.no_output_llm += 1
+        if call.input_tokens is None and call.output_tokens is None:
+            self.no_usage_llm += 1
         if calls:
             self.tool_calls_by_step[step] = calls
         for p in calls:
@@ -1152,6 +1158,20 @@ def synthesize(
             (
                 "content-not-captured",
                 f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {CAPTURE_HINT}",
+            )
+        )
+    if b.no_usage_llm and "no-token-usage" not in dict(flags):
+        out_flags.append(
+            (
+                "no-token-usage",
+                f"{b.no_usage_llm} of {len(b.llm_steps)} LLM call(s) carry no token counts: they count as 0 in the totals, not measured",
+            )
+        )
+    if b.no_output_llm:
+        out_flags.append(
+            (
+                "output-not-captured",
+                f"{b.no_output_llm} of {len(b.llm_steps)} LLM call(s) carry their input messages but not their output (the reply and the tool calls it asked for): the instrumentation did not record it, so bisect has no answer there to compare with its sources",
             )
         )
     if b.by_content:

@@ -34,6 +34,9 @@ LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+# (handoff: OpenLLMetry's OpenAI Agents spans — the transfer is a function the model called, and
+# OpenInference's instrumentation of the same SDK makes it a TOOL span)
+TOOL_OPERATIONS = frozenset({"execute_tool", "handoff"})
 # The current conventions (semantic-conventions-genai): a workflow groups agents and a plan span
 # holds the call that writes the plan — boundaries, like an agent; a memory search hands records
 # to the model — a retrieval. The other memory operations (create/update/upsert/delete, store
@@ -1135,7 +1138,7 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         convention = "genai"
         if op_name in LLM_OPERATIONS:
             role = "llm"
-        elif op_name == "execute_tool":
+        elif op_name in TOOL_OPERATIONS:
             role = "tool"
         elif op_name in AGENT_OPERATIONS:
             role = "agent"
