@@ -106,6 +106,10 @@ _ALL = (
         ("synthesized-commit-axis", "the commit axis is span start order, made by the importer"),
         ("content-not-captured", "LLM calls carry no message content: bisect ranks by structure"),
         ("output-not-captured", "LLM calls carry their input but not their output (reply, calls)"),
+        (
+            "tool-results-without-spans",
+            "tool results fed to the model with no tool span, as messages",
+        ),
         ("matched-by-content", "sources linked to their producer by identical content, not id"),
         ("matched-by-structure", "sources linked to their producer by position only"),
         ("malformed-attribute", "span attributes of the wrong type or unparsable JSON, dropped"),

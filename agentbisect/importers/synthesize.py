@@ -173,6 +173,7 @@ class _Builder:
         self.uncaptured_llm = 0
         self.no_output_llm = 0  # calls whose input was captured and whose output was not
         self.no_usage_llm = 0  # calls with no token count
+        self.spanless_results: set[str] = set()  # tool results (ids or texts) no tool span gave
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -648,6 +649,7 @@ class _Builder:
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
+            self.spanless_results.add(part.id or part.text)
             self._plain_message(
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
@@ -1165,6 +1167,13 @@ def synthesize(
             (
                 "no-token-usage",
                 f"{b.no_usage_llm} of {len(b.llm_steps)} LLM call(s) carry no token counts: they count as 0 in the totals, not measured",
+            )
+        )
+    if b.spanless_results:
+        out_flags.append(
+            (
+                "tool-results-without-spans",
+                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls counts tool spans only",
             )
         )
     if b.no_output_llm:

@@ -633,6 +633,16 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             call.input_tokens = _int(a.get(key_in))
         if call.output_tokens is None:
             call.output_tokens = _int(a.get(key_out))
+    if call.input_tokens is None and call.output_tokens is None and _LF_RESPONSE in a:
+        # (Logfire before it wrote gen_ai.usage.*: the response's own usage)
+        with contextlib.suppress(BadContent):
+            data = _json_value(a[_LF_RESPONSE])
+            usage = data.get("usage") if isinstance(data, dict) else None
+            if isinstance(usage, dict):
+                call.input_tokens = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+                call.output_tokens = _int(
+                    usage.get("completion_tokens", usage.get("output_tokens"))
+                )
     reasons = a.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, list) and reasons:
         call.finish_reason = text_of(reasons[0])
@@ -653,7 +663,27 @@ _CONTENT_KEYS = (
     "ai.response.toolCalls",
     "gcp.vertex.agent.llm_request",
     "gcp.vertex.agent.llm_response",
+    "request_data",
+    "response_data",
 )
+# Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
+# its only form before 2025): the request's JSON body and the response as JSON attributes.
+_LF_REQUEST, _LF_RESPONSE = "request_data", "response_data"
+
+
+def _logfire_reply(value: Any) -> list[Message]:
+    """Logfire's ``response_data``: ``{"message": {...}, "usage"}`` for a chat completion, or
+    ``{"combined_chunk_content", "chunk_count"}`` for a stream it read to the end."""
+    data = _json_value(value)
+    if not isinstance(data, dict):
+        raise BadContent("expected a JSON object")
+    if isinstance(data.get("message"), dict):
+        return [message_from(data["message"], "assistant")]
+    if isinstance(data.get("combined_chunk_content"), str):
+        return [Message("assistant", [Part("text", data["combined_chunk_content"])])]
+    return []
+
+
 # Google ADK's own spans before its GenAI-conventions schema (1.x; ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN
 # =1 since): a call_llm span with the request and response as JSON (Gemini's Content form).
 _ADK_REQUEST, _ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
@@ -776,6 +806,17 @@ def read_llm_content(span: Span, reading: Reading) -> None:
                 break
     if not call.inputs and _ADK_REQUEST in a:
         _adk_content(a, call, bad)
+    if not call.inputs and _LF_REQUEST in a:
+        try:
+            call.inputs = messages_from(a[_LF_REQUEST])
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad(_LF_REQUEST, exc)
+    if not call.outputs and _LF_RESPONSE in a:
+        try:
+            call.outputs = _logfire_reply(a[_LF_RESPONSE])
+        except BadContent as exc:
+            bad(_LF_RESPONSE, exc)
     if not call.inputs and "ai.prompt.messages" in a:
         try:
             call.inputs = messages_from(a["ai.prompt.messages"])
@@ -1062,7 +1103,9 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
 _PLAIN = {
     (role, convention): Reading(None, role, convention, NO_ITEMS)
     for role in ("other", "embedding")
-    for convention in ("genai", "openinference", "none")
+    # (every convention _role names: an AI SDK span of an operation not in AI_SDK_ROLES is
+    # "other" under "ai-sdk" — once a KeyError that stopped the whole import)
+    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire")
 }
 
 
@@ -1153,6 +1196,8 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         return role, convention
     if "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
         return "llm", "genai"
+    if _LF_REQUEST in a and "LLM" in (a.get("logfire.tags") or ()):  # (Logfire before semconv)
+        return "llm", "logfire"
     if "gen_ai.tool.name" in a:
         return "tool", "genai"
     tl = a.get("traceloop.span.kind")
