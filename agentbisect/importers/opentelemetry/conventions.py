@@ -665,10 +665,55 @@ _CONTENT_KEYS = (
     "gcp.vertex.agent.llm_response",
     "request_data",
     "response_data",
+    "events",
 )
 # Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
 # its only form before 2025): the request's JSON body and the response as JSON attributes.
 _LF_REQUEST, _LF_RESPONSE = "request_data", "response_data"
+
+
+# Logfire's OpenAI Agents spans (``logfire.instrument_openai_agents()``), known by their message
+# templates: a function call (``name``, ``input``, ``output``), a handoff (``from_agent`` /
+# ``to_agent``), an agent run (``name``); a Chat Completions generation keeps its messages in
+# ``input`` / ``output`` (its ``request_data`` is the two joined, for Logfire's UI).
+_LF_TEMPLATE = "logfire.msg_template"
+_LF_ROLES = {
+    "Function: {name}": "tool",
+    "Handoff: {from_agent} → {to_agent}": "tool",
+    "Agent run: {name!r}": "agent",
+}
+_LF_GENERATION = "Chat completion with {gen_ai.request.model!r}"
+
+
+def _logfire_role(a: dict[str, Any]) -> str | None:
+    """The role of a Logfire OpenAI Agents span by its template (turns and tasks are chains)."""
+    template = a.get(_LF_TEMPLATE)
+    if not isinstance(template, str):
+        return None
+    if template in _LF_ROLES:
+        return _LF_ROLES[template]
+    return "chain" if template.startswith(("Turn {turn} for agent ", "Task: ")) else None
+
+
+def _logfire_events(value: Any) -> tuple[list[Message], list[Message]]:
+    """Logfire's ``events`` attribute (a call to the Responses API): the messages as per-message
+    event bodies (``{"event.name": "gen_ai.user.message", …}``), the reply last — the trailing
+    assistant messages (Logfire marks each output item an assistant message) and any
+    ``gen_ai.choice``."""
+    events = _json_value(value)
+    if not isinstance(events, list):
+        raise BadContent("expected a JSON array of events")
+    msgs: list[tuple[str, Message]] = []
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        name = text_of(e.get("event.name"))
+        role = "assistant" if name == "gen_ai.choice" else _MESSAGE_EVENTS.get(name, "")
+        msgs.append((name, message_from(_body(e), role)))
+    cut = len(msgs)
+    while cut and msgs[cut - 1][1].role == "assistant":
+        cut -= 1
+    return [m for _, m in msgs[:cut]], [m for _, m in msgs[cut:]]
 
 
 def _logfire_reply(value: Any) -> list[Message]:
@@ -806,6 +851,20 @@ def read_llm_content(span: Span, reading: Reading) -> None:
                 break
     if not call.inputs and _ADK_REQUEST in a:
         _adk_content(a, call, bad)
+    if not call.inputs and "events" in a and a.get("gen_ai.system") == "openai":
+        try:
+            call.inputs, outputs = _logfire_events(a["events"])
+            call.outputs = call.outputs or outputs
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad("events", exc)
+    if not call.inputs and a.get(_LF_TEMPLATE) == _LF_GENERATION and "input" in a:
+        try:
+            call.inputs = messages_from(a["input"])
+            call.outputs = call.outputs or messages_from(a.get("output") or "[]")
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad("input", exc)
     if not call.inputs and _LF_REQUEST in a:
         try:
             call.inputs = messages_from(a[_LF_REQUEST])
@@ -977,8 +1036,28 @@ def _tool_events(span: Span, call: ToolCall) -> None:
                 call.result = as_text(value) if text is None else text
 
 
+def _logfire_tool(a: dict[str, Any]) -> ToolCall:
+    """A Logfire OpenAI Agents function or handoff span as a tool call."""
+    if a.get(_LF_TEMPLATE) == "Function: {name}":
+        output = a.get("output")
+        return ToolCall(
+            name=text_of(a.get("name")),
+            arguments=as_text(a.get("input")),
+            result=None if output is None else as_text(output),
+        )
+    # (the handoff's result as the SDK gives it back to the model: {"assistant": TO_AGENT})
+    to = text_of(a.get("to_agent"))
+    return ToolCall(
+        name=f"transfer_to_{to}" if to else "handoff",
+        arguments=text_of(a.get("from_agent")),
+        result=as_text({"assistant": to}) if to else None,
+    )
+
+
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
+    if a.get(_LF_TEMPLATE) in _LF_ROLES:
+        return _logfire_tool(a)
     name = text_of(
         a.get("gen_ai.tool.name")
         or a.get("tool.name")
@@ -1198,6 +1277,9 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         return "llm", "genai"
     if _LF_REQUEST in a and "LLM" in (a.get("logfire.tags") or ()):  # (Logfire before semconv)
         return "llm", "logfire"
+    lf = _logfire_role(a)
+    if lf is not None:
+        return lf, "logfire"
     if "gen_ai.tool.name" in a:
         return "tool", "genai"
     tl = a.get("traceloop.span.kind")
@@ -1230,6 +1312,7 @@ def read_span(span: Span) -> Reading:
                 text_of(a.get("gen_ai.agent.name"))
                 or text_of(a.get("gen_ai.workflow.name"))
                 or text_of(a.get("ai.telemetry.functionId"))
+                or (text_of(a.get("logfire.msg")) if convention == "logfire" else "")
                 or span.name
             )
         if role == "agent" and name.startswith("invoke_agent "):
