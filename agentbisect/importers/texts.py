@@ -39,7 +39,8 @@ def as_text(value: Any) -> str:
 def decorated_call(value: Any) -> Any:
     """A decorated function's arguments as the call passed them: tracing decorators (Langfuse's
     ``@observe``, OpenLLMetry's ``@tool``) record a call as ``{"args": [...], "kwargs": {...}}``
-    (a dict or its JSON text); with no positional arguments that is its keyword arguments."""
+    (a dict or its JSON text), LlamaIndex's as ``{"kwargs": {...}}``; with no positional arguments
+    that is its keyword arguments."""
     parsed = value
     # (a tool's arguments pass here on every tool span: decode only what can be such a call)
     if isinstance(value, str) and value.startswith("{") and '"kwargs"' in value:
@@ -51,6 +52,13 @@ def decorated_call(value: Any) -> Any:
         isinstance(parsed, dict)
         and parsed.keys() == {"args", "kwargs"}
         and parsed["args"] == []
+        and isinstance(parsed["kwargs"], dict)
+    ):
+        return parsed["kwargs"]
+    # (OpenInference's LlamaIndex tool spans: {"kwargs": {...}} alone)
+    if (
+        isinstance(parsed, dict)
+        and parsed.keys() == {"kwargs"}
         and isinstance(parsed["kwargs"], dict)
     ):
         return parsed["kwargs"]

@@ -1103,6 +1103,10 @@ def _tool(span: Span) -> ToolCall:
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
                 call.call_id = call.call_id or inner["tool_call_id"]
                 text = as_text(inner["content"])
+            elif "tool_name" in parsed and isinstance(parsed.get("blocks"), list):
+                # (LlamaIndex's ToolOutput: the model is sent its blocks' text)
+                blocks = _blocks_text(parsed["blocks"])
+                text = blocks if blocks is not None else as_text(parsed.get("raw_output"))
         call.result = text
     return call
 
@@ -1199,7 +1203,7 @@ def unread_operation(span: Span) -> str | None:
         op_name = a["ai.operationId"]
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
-    if _role(a)[0] not in ("other", "embedding"):
+    if _span_role(span)[0] not in ("other", "embedding"):
         return None
     if isinstance(oi, str) and (oi.upper() in OI_KINDS or not isinstance(op_name, str)):
         return f"openinference.span.kind={oi}"
@@ -1218,7 +1222,7 @@ def unread_records(span: Span) -> list[str]:
     call), for the ``records-ignored`` flag. Names outside ``gen_ai.*`` are not GenAI content."""
     if not span.events and not span.logs:
         return []
-    role = _role(span.attributes)[0]
+    role = _span_role(span)[0]
     read = _READ_RECORDS if role == "llm" else _TOOL_RECORDS if role == "tool" else frozenset()
     names = [n for n in (e.name for e in span.events) if n not in read]
     names += [_record_name(r) for r in span.logs]
@@ -1291,10 +1295,28 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
     return "other", "none"
 
 
+# LlamaIndex's dispatcher spans every method of an LLM object, and OpenInference marks each one
+# an LLM span: these methods make no request (the request is the chat / achat span beside them),
+# and read as calls they were counted as calls with no content or tokens.
+_LLAMA_INDEX_NO_REQUEST = ("._prepare_chat_with_tools", ".get_tool_calls_from_response")
+
+
+def _span_role(span: Span) -> tuple[str, str]:
+    """``_role`` of the span's attributes, less the LLM-class methods that make no request."""
+    role, convention = _role(span.attributes)
+    if (
+        role == "llm"
+        and convention == "openinference"
+        and span.name.endswith(_LLAMA_INDEX_NO_REQUEST)
+    ):
+        return "other", convention
+    return role, convention
+
+
 def read_span(span: Span) -> Reading:
     """Which operation a span is, under which convention, with its content."""
     a = span.attributes
-    role, convention = _role(a)
+    role, convention = _span_role(span)
     if role in ("other", "embedding"):
         return _PLAIN[role, convention]
     reading = Reading(None, role, convention)
