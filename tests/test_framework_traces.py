@@ -40,6 +40,7 @@ TRUTHS = sorted(
         "openai_agents",
         "strands",
         "llama_index",
+        "smolagents",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
@@ -400,3 +401,17 @@ def test_llama_index_llm_methods_that_send_nothing_are_no_calls() -> None:
     ]
     ends = [e for e in events if e["type"] == "tool.end"]
     assert json.loads(ends[0]["result"])["order_id"] == "NW-4417"
+
+
+def test_smolagents_tool_calls_read_as_tools_are_called() -> None:
+    # smolagents' memory roles: "tool-response" ("Observation:\n" + the tool's return value) was
+    # a user message, the culprit ranked 5th as one; and Tool.__call__'s recorded call
+    # {"args": [], "sanitize_inputs_outputs": true, "kwargs": {...}} is its keyword arguments
+    trace = FIXTURES / "smolagents" / "smolagents.tool-planted.otlp.json"
+    starts = [e for e in _events(trace) if e["type"] == "tool.start"]
+    assert [json.loads(s["args"]) for s in starts][:2] == [
+        {"order_id": "NW-4417"},
+        {"category": "footwear"},
+    ]
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    assert not [s for s in report["suspects"] if s["source"].startswith("message:tool")]

@@ -488,13 +488,20 @@ def messages_from(value: Any) -> list[Message]:
     return [message_from(m) for m in value]
 
 
+# smolagents' own message roles (its memory, as OpenInference records it): a step's tool calls
+# as text, "Calling tools:\n[...]", and their results, "Observation:\n…" — sent to the model as
+# assistant and user messages. A result is read as a tool result (its text without the prefix:
+# what the tool returned), so it is tied to its tool span by content.
+_SMOLAGENTS_ROLES = {"tool-call": "assistant", "tool-response": "tool"}
+_OBSERVATION = "Observation:\n"
+
+
 def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Message]:
     out = []
     for g in indexed(attrs, prefix):
         if oi:
             g = {k.removeprefix("message."): v for k, v in g.items()}
         role = text_of(g.get("role")) or "user"
-        msg = Message(role, name=text_of(g.get("name")))
         content = g.get("content")
         if content is None:
             pieces = [
@@ -502,6 +509,11 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
                 for c in indexed(g, "contents")
             ]
             content = "\n".join(p for p in pieces if p) if pieces else None
+        if role in _SMOLAGENTS_ROLES:
+            if role == "tool-response" and isinstance(content, str):
+                content = content.removeprefix(_OBSERVATION)
+            role = _SMOLAGENTS_ROLES[role]
+        msg = Message(role, name=text_of(g.get("name")))
         call_id = text_of(g.get("tool_call_id"))
         if role == "tool":
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
