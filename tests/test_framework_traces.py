@@ -41,6 +41,7 @@ TRUTHS = sorted(
         "strands",
         "llama_index",
         "smolagents",
+        "mlflow",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
@@ -415,3 +416,25 @@ def test_smolagents_tool_calls_read_as_tools_are_called() -> None:
     ]
     report = _json("bisect", str(trace), "--json", "--no-cache")
     assert not [s for s in report["suspects"] if s["source"].startswith("message:tool")]
+
+
+def test_mlflow_spans_are_read_and_a_kind_afp_does_not_read_is_said(tmp_path: Path) -> None:
+    # MLflow's spans carry no GenAI or OpenInference attribute: before, a run traced by
+    # mlflow.openai.autolog() and @mlflow.trace read as 0 LLM calls, 0 tools, and every span
+    # was dropped without a word
+    trace = FIXTURES / "mlflow" / "mlflow.tool-planted.otlp.json"
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    docs = [s for s in report["suspects"] if s["sourceKind"] == "document"]
+    assert len(docs) == 2  # (the retriever's two excerpts, from its mlflow.spanOutputs)
+
+    def parser(attrs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for a in attrs:
+            if a["key"] == "mlflow.spanType" and a["value"]["stringValue"] == '"TOOL"':
+                a["value"]["stringValue"] = '"PARSER"'
+        return attrs
+
+    other = _rewrite_attributes(trace, tmp_path / "parser.otlp.json", parser)
+    out = _json("aggregate", str(other), "--json")
+    assert out["run"]["toolCalls"] == 0
+    notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
+    assert "mlflow.spanType=PARSER ×2" in notes["spans-ignored"]

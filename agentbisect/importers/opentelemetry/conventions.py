@@ -86,6 +86,20 @@ OI_KINDS = {
     "GUARDRAIL": "other",
     "EVALUATOR": "other",
 }
+# MLflow tracing (``mlflow.<flavor>.autolog()``, ``@mlflow.trace(span_type=...)``): the kind in
+# ``mlflow.spanType``, a function's arguments and return value (for a chat call the request and
+# the response) in ``mlflow.spanInputs`` / ``mlflow.spanOutputs``; every value JSON-encoded.
+MLFLOW_KINDS = {
+    "LLM": "llm",
+    "CHAT_MODEL": "llm",
+    "TOOL": "tool",
+    "RETRIEVER": "retrieval",
+    "AGENT": "agent",
+    "CHAIN": "chain",
+    "EMBEDDING": "embedding",
+}
+_MLFLOW_TYPE, _MLFLOW_IN, _MLFLOW_OUT = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
+
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -607,6 +621,33 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
     return [(n, b, a) for _, n, b, a in recs]
 
 
+def _mlflow_value(a: dict[str, Any], key: str) -> Any:
+    """An MLflow attribute's value: its JSON decoded (the text itself when it is no JSON)."""
+    value = a.get(key)
+    if isinstance(value, str):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return value
+    return value
+
+
+def _mlflow_reply(value: Any) -> list[Message]:
+    """A chat span's ``mlflow.spanOutputs``: the client's response (OpenAI's ``choices``, a
+    message with a role such as Anthropic's) or text."""
+    if isinstance(value, dict) and isinstance(value.get("choices"), list):
+        return [
+            message_from(c["message"], "assistant")
+            for c in value["choices"]
+            if isinstance(c, dict) and isinstance(c.get("message"), dict)
+        ]
+    if isinstance(value, dict) and "role" in value:
+        return [message_from(value, "assistant")]
+    if isinstance(value, str):
+        return [Message("assistant", [Part("text", value)])]
+    return []
+
+
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
@@ -655,6 +696,12 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
                 call.output_tokens = _int(
                     usage.get("completion_tokens", usage.get("output_tokens"))
                 )
+    if call.input_tokens is None and call.output_tokens is None and _MLFLOW_TYPE in a:
+        usage = _mlflow_value(a, "mlflow.chat.tokenUsage")
+        if isinstance(usage, dict):
+            call.input_tokens = _int(usage.get("input_tokens"))
+            call.output_tokens = _int(usage.get("output_tokens"))
+        call.model = call.model or text_of(_mlflow_value(a, "mlflow.llm.model"))
     reasons = a.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, list) and reasons:
         call.finish_reason = text_of(reasons[0])
@@ -678,6 +725,8 @@ _CONTENT_KEYS = (
     "request_data",
     "response_data",
     "events",
+    _MLFLOW_IN,
+    _MLFLOW_OUT,
 )
 # Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
 # its only form before 2025): the request's JSON body and the response as JSON attributes.
@@ -877,6 +926,12 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             call.content_source = call.content_source or "span attributes"
         except BadContent as exc:
             bad("input", exc)
+    if not call.inputs and _MLFLOW_IN in a:
+        request = _mlflow_value(a, _MLFLOW_IN)
+        if isinstance(request, dict) and isinstance(request.get("messages"), list):
+            call.inputs = [message_from(m) for m in request["messages"]]
+            call.outputs = call.outputs or _mlflow_reply(_mlflow_value(a, _MLFLOW_OUT))
+            call.content_source = call.content_source or "span attributes"
     if not call.inputs and _LF_REQUEST in a:
         try:
             call.inputs = messages_from(a[_LF_REQUEST])
@@ -1010,6 +1065,7 @@ _TOOL_ARGUMENTS = (
     _TL_INPUT,
     "ai.toolCall.args",
     "gcp.vertex.agent.tool_call_args",
+    _MLFLOW_IN,
 )
 _TOOL_RESULTS = (
     "gen_ai.tool.call.result",
@@ -1018,6 +1074,7 @@ _TOOL_RESULTS = (
     _TL_OUTPUT,
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
+    _MLFLOW_OUT,
 )
 
 
@@ -1165,6 +1222,24 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
                 else None,
             )
         )
+    if not r.documents and _MLFLOW_OUT in a:
+        # (MLflow's Document: {page_content, metadata: {doc_uri, chunk_id}, id})
+        query = _mlflow_value(a, _MLFLOW_IN)
+        if isinstance(query, dict) and len(query) == 1:
+            query = next(iter(query.values()))
+        r.query = r.query or as_text(query)
+        docs = _mlflow_value(a, _MLFLOW_OUT)
+        for i, d in enumerate(docs if isinstance(docs, list) else []):
+            if isinstance(d, dict):
+                meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+                content = d.get("page_content", d.get("content"))
+                r.documents.append(
+                    Document(
+                        id=text_of(d.get("id") or meta.get("doc_uri")) or f"{span.span_id}.doc{i}",
+                        content=content if isinstance(content, str) else None,
+                        score=None,
+                    )
+                )
     # (a memory search's records: [{"id"?, "content", "score"?, "metadata"?}])
     key = next((k for k in ("gen_ai.retrieval.documents", "gen_ai.memory.records") if k in a), None)
     if not r.documents and key is not None:
@@ -1200,7 +1275,7 @@ _PLAIN = {
     for role in ("other", "embedding")
     # (every convention _role names: an AI SDK span of an operation not in AI_SDK_ROLES is
     # "other" under "ai-sdk" — once a KeyError that stopped the whole import)
-    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire")
+    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire", "mlflow")
 }
 
 
@@ -1213,6 +1288,8 @@ def unread_operation(span: Span) -> str | None:
     op_name = a.get("gen_ai.operation.name")
     if not isinstance(op_name, str) and isinstance(a.get("ai.operationId"), str):
         op_name = a["ai.operationId"]
+    if not isinstance(op_name, str) and isinstance(a.get(_MLFLOW_TYPE), str):
+        op_name = f"mlflow.spanType={a[_MLFLOW_TYPE].strip(chr(34))}"
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _span_role(span)[0] not in ("other", "embedding"):
@@ -1291,6 +1368,9 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         return role, convention
     if "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
         return "llm", "genai"
+    mlflow = a.get(_MLFLOW_TYPE)
+    if isinstance(mlflow, str):
+        return MLFLOW_KINDS.get(mlflow.strip('"').upper(), "other"), "mlflow"
     if _LF_REQUEST in a and "LLM" in (a.get("logfire.tags") or ()):  # (Logfire before semconv)
         return "llm", "logfire"
     lf = _logfire_role(a)
@@ -1355,7 +1435,9 @@ def read_span(span: Span) -> Reading:
         reading.op = Boundary(
             "Agent" if role == "agent" else "Chain",
             name,
-            input=text_of(decorated_call(a.get("input.value", a.get(_TL_INPUT)))) or None,
-            output=text_of(_json_text(a.get("output.value", a.get(_TL_OUTPUT)))) or None,
+            input=text_of(decorated_call(a.get("input.value", a.get(_TL_INPUT, a.get(_MLFLOW_IN)))))
+            or None,
+            output=text_of(_json_text(a.get("output.value", a.get(_TL_OUTPUT, a.get(_MLFLOW_OUT)))))
+            or None,
         )
     return reading
