@@ -438,3 +438,18 @@ def test_mlflow_spans_are_read_and_a_kind_afp_does_not_read_is_said(tmp_path: Pa
     assert out["run"]["toolCalls"] == 0
     notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
     assert "mlflow.spanType=PARSER ×2" in notes["spans-ignored"]
+
+
+def test_a_trace_of_no_convention_afp_reads_says_so(tmp_path: Path) -> None:
+    # the MLflow run without its mlflow.* attributes: spans of no convention afp knows read as
+    # a run of 0 calls with nothing to say why
+    plain = _rewrite_attributes(
+        FIXTURES / "mlflow" / "mlflow.tool-planted.otlp.json",
+        tmp_path / "plain.otlp.json",
+        lambda attrs: [a for a in attrs if not a["key"].startswith("mlflow.")],
+    )
+    out = _json("aggregate", str(plain), "--json")
+    assert out["run"]["llmCalls"] == 0
+    notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
+    assert notes["no-genai-spans"].startswith("none of the trace's 7 span(s)")
+    assert "'Completions' ×3" in notes["no-genai-spans"]

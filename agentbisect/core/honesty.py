@@ -110,6 +110,7 @@ _ALL = (
             "tool-results-without-spans",
             "tool results fed to the model with no tool span, as messages",
         ),
+        ("no-genai-spans", "no span of the trace follows a convention afp reads: nothing read"),
         ("matched-by-content", "sources linked to their producer by identical content, not id"),
         ("matched-by-structure", "sources linked to their producer by position only"),
         ("malformed-attribute", "span attributes of the wrong type or unparsable JSON, dropped"),

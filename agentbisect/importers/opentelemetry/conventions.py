@@ -1318,6 +1318,26 @@ def unread_records(span: Span) -> list[str]:
     return [n for n in names if n.startswith("gen_ai.")]
 
 
+def nothing_read_flag(spans: list[Span]) -> list[tuple[str, str]]:
+    """The ``no-genai-spans`` flag of a trace none of whose spans afp reads as an operation (an
+    instrumentation whose convention afp does not know, or no GenAI instrumentation at all):
+    said, rather than a run of 0 calls that looks measured."""
+    if not spans or any(_span_role(s)[0] != "other" for s in spans):
+        return []
+    names: dict[str, int] = {}
+    for s in spans:
+        names[s.name] = names.get(s.name, 0) + 1
+    listed = ", ".join(f"{n!r} ×{c}" for n, c in sorted(names.items(), key=lambda c: -c[1])[:5])
+    return [
+        (
+            "no-genai-spans",
+            f"none of the trace's {len(spans)} span(s) follows a convention afp reads (GenAI, "
+            f"OpenInference, OpenLLMetry, the AI SDK's, Logfire's, MLflow's…): no LLM call, tool "
+            f"call or retrieval was found — {listed}",
+        )
+    ]
+
+
 def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
     """The ``spans-ignored`` flag: ``what`` (spans, observations, runs) naming an operation afp
     does not read, counted by operation — said, never dropped in silence."""

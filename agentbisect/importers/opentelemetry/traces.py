@@ -27,6 +27,7 @@ from agentbisect.importers.opentelemetry import (
 from agentbisect.importers.opentelemetry.conventions import (
     ignored_flag,
     logged_tool_results,
+    nothing_read_flag,
     referenced_content,
     unread_operation,
     unread_records,
@@ -257,6 +258,7 @@ def _import_trace(
             )
         )
     flags.extend(_ignored(spans))
+    flags.extend(nothing_read_flag(spans))
     flags.extend(_by_reference(spans))
     flags.extend(_unread_records(spans))  # (before the synthesis: it lets the records go)
     result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
