@@ -299,16 +299,20 @@ def test_unrecorded_replies_and_usage_are_said() -> None:
     assert [e["toolName"] for e in tools][1:] == ["lookup_order", "get_refund_policy"]
 
 
-LOGFIRE = sorted((FIXTURES / "logfire").glob("*.truth.json"))
+# Runs traced by an instrumentation of the model client alone: Logfire's instrument_openai over
+# chat completions, and the Responses API under OpenInference's and Logfire's.
+CLIENT_ONLY = sorted(
+    t for d in ("logfire", "openai_responses") for t in (FIXTURES / d).glob("*.truth.json")
+)
 
 
-@pytest.mark.parametrize("truth", LOGFIRE, ids=lambda p: p.name)
-def test_logfire_openai_spans_are_read_in_both_semconv_versions(truth: Path) -> None:
+@pytest.mark.parametrize("truth", CLIENT_ONLY, ids=lambda p: p.name)
+def test_client_only_traces_are_read_in_every_form(truth: Path) -> None:
     # instrument_openai(version=1) — Logfire's only form before 2025 — keeps the request and the
-    # response as JSON in request_data / response_data: before they were read, its calls had no
-    # content and no suspect any evidence. The app ran its tools in plain logfire spans (no GenAI
-    # convention): the tool results are suspects as the messages that carried them, and a flag
-    # says that no tool span gave them.
+    # response as JSON in request_data / response_data (a Responses call: per-message event
+    # bodies in an events attribute): before they were read, its calls had no content and no
+    # suspect any evidence. The app ran its tools without GenAI spans: the tool results are
+    # suspects as the messages that carried them, and a flag says that no tool span gave them.
     t = json.loads(truth.read_text())
     trace = truth.parent / t["files"][0]
     run = _json("aggregate", str(trace), "--json")["run"]
