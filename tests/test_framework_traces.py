@@ -42,6 +42,7 @@ TRUTHS = sorted(
         "llama_index",
         "smolagents",
         "mlflow",
+        "openllmetry_langchain",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
@@ -457,3 +458,21 @@ def test_a_trace_of_no_convention_afp_reads_says_so(tmp_path: Path) -> None:
     notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
     assert notes["no-genai-spans"].startswith("none of the trace's 7 span(s)")
     assert "'Completions' ×3" in notes["no-genai-spans"]
+
+
+def test_openllmetry_langchain_retrievals_and_tools_are_read() -> None:
+    # OpenLLMetry's LangChain spans: a retriever is a vector_db_retrieve span with the documents
+    # in traceloop.entity.output (was an ignored span), a tool's result the ToolMessage under
+    # {"output": …} (was the whole callback record), its arguments the record's "inputs"; the
+    # system messages, the excerpts among them, are gen_ai.system_instructions — documents read
+    # there were dropped from the suspects altogether
+    trace = FIXTURES / "openllmetry_langchain" / "openllmetry-langchain.tool-planted.otlp.json"
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    docs = [s["evidence"]["text"] for s in report["suspects"] if s["sourceKind"] == "document"]
+    assert len(docs) == 2 and any("5-7 business days" in d for d in docs)
+    assert "spans-ignored" not in {f["flag"] for f in report["honestyFlags"]}
+    starts = [e for e in _events(trace) if e["type"] == "tool.start"]
+    assert [(s["toolCallId"][:5], json.loads(s["args"])) for s in starts] == [
+        ("call_", {"order_id": "NW-4417"}),
+        ("call_", {"category": "footwear"}),
+    ]

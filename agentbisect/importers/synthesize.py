@@ -471,7 +471,9 @@ class _Builder:
         for ordinal, (part, where) in enumerate(parts, start=1):
             if part not in self.doc_parts:
                 self._system_part(step, part, ordinal, node, where)
-        all_text = "\n".join(m.text() for m in call.inputs) if self.docs else ""
+        # (documents may come in gen_ai.system_instructions as well as in a message: OpenLLMetry's
+        # LangChain spans put every system message there)
+        all_text = "\n".join([*call.system, *(m.text() for m in call.inputs)]) if self.docs else ""
         for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
                 continue

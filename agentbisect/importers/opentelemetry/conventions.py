@@ -43,7 +43,8 @@ TOOL_OPERATIONS = frozenset({"execute_tool", "handoff"})
 # lifecycle) write, and stay under spans-ignored. Strands Agents groups each model request and the
 # tool calls it asked for in an ``execute_event_loop_cycle`` span: a boundary too.
 CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan", "execute_event_loop_cycle"})
-RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory"})
+# (vector_db_retrieve: OpenLLMetry's LangChain retriever spans)
+RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory", "vector_db_retrieve"})
 # Content kept outside the trace by util-genai's upload completion hook: a reference (a URI) in
 # place of each of these attributes. afp never fetches it.
 REFERENCE_KEYS = (
@@ -1148,6 +1149,16 @@ def _tool(span: Span) -> ToolCall:
         # formats 2-4 write tool_arguments and tool_response)
         arguments=as_text(decorated_call(_shown(_first(a, _TOOL_ARGUMENTS)))),
     )
+    if call.arguments.startswith('{"input_str"'):
+        # (OpenLLMetry's LangChain tool spans: the callback's record — {input_str, inputs, tags,
+        # metadata, kwargs: {tool_call_id}}; the call's arguments are its inputs)
+        with contextlib.suppress(BadContent):
+            record = _json_value(call.arguments)
+            if isinstance(record, dict) and isinstance(record.get("inputs"), dict):
+                call.arguments = as_text(record["inputs"])
+                kwargs = record.get("kwargs")
+                if isinstance(kwargs, dict) and isinstance(kwargs.get("tool_call_id"), str):
+                    call.call_id = call.call_id or kwargs["tool_call_id"]
     result = _json_text(_shown(_first(a, _TOOL_RESULTS)))
     if result is None:
         found = _any_agent_value(a)
@@ -1167,6 +1178,9 @@ def _tool(span: Span) -> ToolCall:
         if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
             # (LangChain: dumpd's {"kwargs": …}, message_to_dict's {"type": "tool", "data": …}
             # — what OpenInference's LangChain tracer writes — or the bare fields)
+            if isinstance(parsed.get("output"), dict):
+                # (OpenLLMetry's LangChain tool spans: {"output": the ToolMessage, "kwargs": …})
+                parsed = parsed["output"]
             wrapped = parsed.get("kwargs", parsed.get("data"))
             inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else parsed
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
@@ -1188,6 +1202,32 @@ def _metadata(value: Any) -> dict[str, Any]:
         except msgspec.DecodeError:
             return {}
     return value if isinstance(value, dict) else {}
+
+
+def _page_documents(docs: Any, span_id: str) -> list[Document]:
+    """LangChain-style documents (``{page_content, metadata, id?}``; MLflow's ``Document``): the id
+    from ``id`` or the metadata's ``doc_uri`` / ``source`` / ``id``, the score from the metadata."""
+    out: list[Document] = []
+    for i, d in enumerate(docs if isinstance(docs, list) else []):
+        if not isinstance(d, dict):
+            continue
+        meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+        content = d.get("page_content", d.get("content"))
+        doc_id = d.get("id") or next(
+            (meta[k] for k in ("doc_uri", "source", "id") if isinstance(meta.get(k), str | int)),
+            "",
+        )
+        score = meta.get("score")
+        out.append(
+            Document(
+                id=text_of(doc_id) or f"{span_id}.doc{i}",
+                content=content if isinstance(content, str) else None,
+                score=float(score)
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else None,
+            )
+        )
+    return out
 
 
 def _retrieval(span: Span, reading: Reading) -> Retrieval:
@@ -1222,24 +1262,22 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
                 else None,
             )
         )
-    if not r.documents and _MLFLOW_OUT in a:
-        # (MLflow's Document: {page_content, metadata: {doc_uri, chunk_id}, id})
-        query = _mlflow_value(a, _MLFLOW_IN)
-        if isinstance(query, dict) and len(query) == 1:
+    # (a retriever's documents as a LangChain-style list: MLflow's spanOutputs, OpenLLMetry's
+    # entity output {"documents": [...]}; the query their input, alone or under "query")
+    for key_in, key_out in ((_MLFLOW_IN, _MLFLOW_OUT), (_TL_INPUT, _TL_OUTPUT)):
+        if r.documents or key_out not in a:
+            continue
+        query = _mlflow_value(a, key_in)
+        if isinstance(query, dict) and isinstance(query.get("query"), str):
+            query = query["query"]
+        elif isinstance(query, dict) and len(query) == 1:
             query = next(iter(query.values()))
-        r.query = r.query or as_text(query)
-        docs = _mlflow_value(a, _MLFLOW_OUT)
-        for i, d in enumerate(docs if isinstance(docs, list) else []):
-            if isinstance(d, dict):
-                meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
-                content = d.get("page_content", d.get("content"))
-                r.documents.append(
-                    Document(
-                        id=text_of(d.get("id") or meta.get("doc_uri")) or f"{span.span_id}.doc{i}",
-                        content=content if isinstance(content, str) else None,
-                        score=None,
-                    )
-                )
+        if not r.query and query is not None:
+            r.query = as_text(query)
+        docs = _mlflow_value(a, key_out)
+        if isinstance(docs, dict):
+            docs = docs.get("documents")
+        r.documents = _page_documents(docs, span.span_id)
     # (a memory search's records: [{"id"?, "content", "score"?, "metadata"?}])
     key = next((k for k in ("gen_ai.retrieval.documents", "gen_ai.memory.records") if k in a), None)
     if not r.documents and key is not None:
