@@ -1211,7 +1211,8 @@ def _page_documents(docs: Any, span_id: str) -> list[Document]:
     for i, d in enumerate(docs if isinstance(docs, list) else []):
         if not isinstance(d, dict):
             continue
-        meta = d.get("metadata") if isinstance(d.get("metadata"), dict) else {}
+        found = d.get("metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         content = d.get("page_content", d.get("content"))
         doc_id = d.get("id") or next(
             (meta[k] for k in ("doc_uri", "source", "id") if isinstance(meta.get(k), str | int)),
