@@ -301,9 +301,12 @@ def test_unrecorded_replies_and_usage_are_said() -> None:
 
 
 # Runs traced by an instrumentation of the model client alone: Logfire's instrument_openai over
-# chat completions, and the Responses API under OpenInference's and Logfire's.
+# chat completions, the Responses API under OpenInference's and Logfire's, Anthropic's Messages
+# API under OpenInference's and OpenLLMetry's.
 CLIENT_ONLY = sorted(
-    t for d in ("logfire", "openai_responses") for t in (FIXTURES / d).glob("*.truth.json")
+    t
+    for d in ("logfire", "openai_responses", "anthropic")
+    for t in (FIXTURES / d).glob("*.truth.json")
 )
 
 
