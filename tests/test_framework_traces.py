@@ -43,6 +43,7 @@ TRUTHS = sorted(
         "smolagents",
         "mlflow",
         "openllmetry_langchain",
+        "crewai",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
