@@ -44,6 +44,7 @@ TRUTHS = sorted(
         "mlflow",
         "openllmetry_langchain",
         "crewai",
+        "langgraph",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
