@@ -483,3 +483,11 @@ def test_openllmetry_langchain_retrievals_and_tools_are_read() -> None:
         ("call_", {"order_id": "NW-4417"}),
         ("call_", {"category": "footwear"}),
     ]
+
+
+def test_an_llm_calls_own_log_records_are_not_called_ignored() -> None:
+    # (reading Strands' tool-span events once counted every LLM call's log records — the content
+    # afp reads — under records-ignored)
+    trace = FIXTURES / "otel" / "oaiv2-2.4b0-event-only.tool-planted.otlp.jsonl"
+    flags = {f["flag"] for f in _json("aggregate", str(trace), "--json")["honestyFlags"]}
+    assert "records-ignored" not in flags and "tool-results-from-logs" in flags

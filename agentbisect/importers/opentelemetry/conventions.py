@@ -1351,9 +1351,11 @@ def unread_records(span: Span) -> list[str]:
     if not span.events and not span.logs:
         return []
     role = _span_role(span)[0]
-    read = _READ_RECORDS if role == "llm" else _TOOL_RECORDS if role == "tool" else frozenset()
-    names = [n for n in (e.name for e in span.events) if n not in read]
-    names += [_record_name(r) for r in span.logs]
+    # (an LLM call reads its events and its log records; a tool span, Strands' two events)
+    logs_read = _READ_RECORDS if role == "llm" else frozenset()
+    events_read = _TOOL_RECORDS if role == "tool" else logs_read
+    names = [n for n in (e.name for e in span.events) if n not in events_read]
+    names += [n for n in map(_record_name, span.logs) if n not in logs_read]
     return [n for n in names if n.startswith("gen_ai.")]
 
 
