@@ -50,6 +50,7 @@ TRUTHS = sorted(
         "openllmetry_langchain",
         "crewai",
         "langgraph",
+        "autogen",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
 )
@@ -491,3 +492,17 @@ def test_an_llm_calls_own_log_records_are_not_called_ignored() -> None:
     trace = FIXTURES / "otel" / "oaiv2-2.4b0-event-only.tool-planted.otlp.jsonl"
     flags = {f["flag"] for f in _json("aggregate", str(trace), "--json")["honestyFlags"]}
     assert "records-ignored" not in flags and "tool-results-from-logs" in flags
+
+
+def test_autogen_tool_results_come_from_the_call_that_received_them() -> None:
+    # AutoGen's execute_tool spans carry the call id and no result: the result is the one the
+    # next call's gen_ai.input.messages carries for that id (the culprit's evidence was the
+    # tool's name, and it ranked third behind an LLM output)
+    trace = FIXTURES / "autogen" / "autogen.tool-planted.otlp.json"
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert notes["tool-results-from-calls"].startswith("2 tool result(s)")
+    # pydantic-ai's older format keeps its results in tool_response: nothing is taken for them
+    older = FIXTURES / "pydantic_ai" / "pydantic-ai-v2.tool-planted.otlp.json"
+    flags = {f["flag"] for f in _json("aggregate", str(older), "--json")["honestyFlags"]}
+    assert "tool-results-from-calls" not in flags

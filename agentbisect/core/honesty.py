@@ -129,6 +129,7 @@ _ALL = (
         ("unknown-span-kind", "spans with an unspecified or unknown span kind"),
         ("spans-ignored", "spans of operations afp does not read, named with their counts"),
         ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
+        ("tool-results-from-calls", "tool results read from a later call's input messages, by id"),
         ("nested-llm-spans", "LLM spans inside another LLM span read as one request, counted once"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
         (

@@ -1044,6 +1044,33 @@ def logged_tool_results(span: Span) -> dict[str, str]:
     return found
 
 
+def lacks_result(span: Span) -> bool:
+    """A GenAI tool span with a call id and no result under any name afp reads."""
+    a = span.attributes
+    return (
+        a.get("gen_ai.operation.name") == "execute_tool"
+        and _first(a, _TOOL_RESULTS) is None
+        and isinstance(a.get("gen_ai.tool.call.id"), str)
+        and bool(a["gen_ai.tool.call.id"])
+    )
+
+
+def sent_tool_results(span: Span) -> dict[str, str]:
+    """Tool results an LLM span's own ``gen_ai.input.messages`` attribute carries, by tool call
+    id: where a framework's tool spans record no result (AutoGen's), the call that received it
+    holds the one copy. Unreadable content gives none (its reading reports it)."""
+    value = span.attributes.get("gen_ai.input.messages")
+    if value is None:
+        return {}
+    try:
+        msgs = messages_from(value)
+    except BadContent:
+        return {}
+    return {
+        p.id: p.text for m in msgs for p in m.parts if p.kind == "tool_result" and p.id and p.text
+    }
+
+
 def _body(src: Any) -> Any:
     """An event body or attribute set; content may be nested as a JSON string."""
     if isinstance(src, dict):
