@@ -105,6 +105,12 @@ _ALL = (
         "importer",
         ("synthesized-commit-axis", "the commit axis is span start order, made by the importer"),
         ("content-not-captured", "LLM calls carry no message content: bisect ranks by structure"),
+        ("output-not-captured", "LLM calls carry their input but not their output (reply, calls)"),
+        (
+            "tool-results-without-spans",
+            "tool results fed to the model with no tool span, as messages",
+        ),
+        ("no-genai-spans", "no span of the trace follows a convention afp reads: nothing read"),
         ("matched-by-content", "sources linked to their producer by identical content, not id"),
         ("matched-by-structure", "sources linked to their producer by position only"),
         ("malformed-attribute", "span attributes of the wrong type or unparsable JSON, dropped"),
@@ -123,6 +129,7 @@ _ALL = (
         ("unknown-span-kind", "spans with an unspecified or unknown span kind"),
         ("spans-ignored", "spans of operations afp does not read, named with their counts"),
         ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
+        ("tool-results-from-calls", "tool results read from a later call's input messages, by id"),
         ("nested-llm-spans", "LLM spans inside another LLM span read as one request, counted once"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
         (

@@ -171,6 +171,9 @@ class _Builder:
         self.by_content = 0
         self.by_structure = 0
         self.uncaptured_llm = 0
+        self.no_output_llm = 0  # calls whose input was captured and whose output was not
+        self.no_usage_llm = 0  # calls with no token count
+        self.spanless_results: set[str] = set()  # tool results (ids or texts) no tool span gave
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -411,6 +414,10 @@ class _Builder:
             register=False,
         )
         self.last_llm = step
+        if call.captured and not call.outputs:
+            self.no_output_llm += 1
+        if call.input_tokens is None and call.output_tokens is None:
+            self.no_usage_llm += 1
         if calls:
             self.tool_calls_by_step[step] = calls
         for p in calls:
@@ -464,7 +471,9 @@ class _Builder:
         for ordinal, (part, where) in enumerate(parts, start=1):
             if part not in self.doc_parts:
                 self._system_part(step, part, ordinal, node, where)
-        all_text = "\n".join(m.text() for m in call.inputs) if self.docs else ""
+        # (documents may come in gen_ai.system_instructions as well as in a message: OpenLLMetry's
+        # LangChain spans put every system message there)
+        all_text = "\n".join([*call.system, *(m.text() for m in call.inputs)]) if self.docs else ""
         for i, msg in enumerate(call.inputs):
             if msg.role in ("system", "developer"):
                 continue
@@ -642,6 +651,7 @@ class _Builder:
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
+            self.spanless_results.add(part.id or part.text)
             self._plain_message(
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
@@ -1152,6 +1162,27 @@ def synthesize(
             (
                 "content-not-captured",
                 f"{b.uncaptured_llm} of {len(b.llm_steps)} LLM call(s) carry no message content; counts are exact but bisect ranks by structure only — {CAPTURE_HINT}",
+            )
+        )
+    if b.no_usage_llm and "no-token-usage" not in dict(flags):
+        out_flags.append(
+            (
+                "no-token-usage",
+                f"{b.no_usage_llm} of {len(b.llm_steps)} LLM call(s) carry no token counts: they count as 0 in the totals, not measured",
+            )
+        )
+    if b.spanless_results:
+        out_flags.append(
+            (
+                "tool-results-without-spans",
+                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls counts tool spans only",
+            )
+        )
+    if b.no_output_llm:
+        out_flags.append(
+            (
+                "output-not-captured",
+                f"{b.no_output_llm} of {len(b.llm_steps)} LLM call(s) carry their input messages but not their output (the reply and the tool calls it asked for): the instrumentation did not record it, so bisect has no answer there to compare with its sources",
             )
         )
     if b.by_content:

@@ -39,7 +39,8 @@ def as_text(value: Any) -> str:
 def decorated_call(value: Any) -> Any:
     """A decorated function's arguments as the call passed them: tracing decorators (Langfuse's
     ``@observe``, OpenLLMetry's ``@tool``) record a call as ``{"args": [...], "kwargs": {...}}``
-    (a dict or its JSON text); with no positional arguments that is its keyword arguments."""
+    (a dict or its JSON text), OpenInference's LlamaIndex and smolagents tool spans much the same
+    (``_CALL_KEYS``); with no positional arguments that is its keyword arguments."""
     parsed = value
     # (a tool's arguments pass here on every tool span: decode only what can be such a call)
     if isinstance(value, str) and value.startswith("{") and '"kwargs"' in value:
@@ -49,12 +50,21 @@ def decorated_call(value: Any) -> Any:
             return value
     if (
         isinstance(parsed, dict)
-        and parsed.keys() == {"args", "kwargs"}
-        and parsed["args"] == []
+        and parsed.keys() in _CALL_KEYS
+        and parsed.get("args", []) == []
         and isinstance(parsed["kwargs"], dict)
     ):
         return parsed["kwargs"]
     return value
+
+
+# The recorded call's keys: Langfuse's and OpenLLMetry's decorators; OpenInference's LlamaIndex
+# tool spans (keyword arguments alone); its smolagents tool spans (``Tool.__call__``'s own flag).
+_CALL_KEYS = (
+    {"args", "kwargs"},
+    {"kwargs"},
+    {"args", "kwargs", "sanitize_inputs_outputs"},
+)
 
 
 def text_of(value: Any) -> str:

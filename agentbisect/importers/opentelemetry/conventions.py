@@ -34,12 +34,17 @@ LLM_OPERATIONS = frozenset(
     {"chat", "text_completion", "generate_content", "completion", "call_llm"}
 )
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+# (handoff: OpenLLMetry's OpenAI Agents spans — the transfer is a function the model called, and
+# OpenInference's instrumentation of the same SDK makes it a TOOL span)
+TOOL_OPERATIONS = frozenset({"execute_tool", "handoff"})
 # The current conventions (semantic-conventions-genai): a workflow groups agents and a plan span
 # holds the call that writes the plan — boundaries, like an agent; a memory search hands records
 # to the model — a retrieval. The other memory operations (create/update/upsert/delete, store
-# lifecycle) write, and stay under spans-ignored.
-CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan"})
-RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory"})
+# lifecycle) write, and stay under spans-ignored. Strands Agents groups each model request and the
+# tool calls it asked for in an ``execute_event_loop_cycle`` span: a boundary too.
+CHAIN_OPERATIONS = frozenset({"invoke_workflow", "plan", "execute_event_loop_cycle"})
+# (vector_db_retrieve: OpenLLMetry's LangChain retriever spans)
+RETRIEVAL_OPERATIONS = frozenset({"retrieval", "retrieve", "search_memory", "vector_db_retrieve"})
 # Content kept outside the trace by util-genai's upload completion hook: a reference (a URI) in
 # place of each of these attributes. afp never fetches it.
 REFERENCE_KEYS = (
@@ -82,6 +87,20 @@ OI_KINDS = {
     "GUARDRAIL": "other",
     "EVALUATOR": "other",
 }
+# MLflow tracing (``mlflow.<flavor>.autolog()``, ``@mlflow.trace(span_type=...)``): the kind in
+# ``mlflow.spanType``, a function's arguments and return value (for a chat call the request and
+# the response) in ``mlflow.spanInputs`` / ``mlflow.spanOutputs``; every value JSON-encoded.
+MLFLOW_KINDS = {
+    "LLM": "llm",
+    "CHAT_MODEL": "llm",
+    "TOOL": "tool",
+    "RETRIEVER": "retrieval",
+    "AGENT": "agent",
+    "CHAIN": "chain",
+    "EMBEDDING": "embedding",
+}
+_MLFLOW_TYPE, _MLFLOW_IN, _MLFLOW_OUT = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
+
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -266,14 +285,104 @@ _TOOL_RESULT_ITEMS = frozenset({"tool-result", "tool_result"})
 _CALL_ITEMS = _TOOL_CALL_ITEMS | _TOOL_RESULT_ITEMS
 
 
+_TEXT_BLOCK_KEYS = ({"text"}, {"type", "text"})
+
+
+def _blocks_text(value: Any) -> str | None:
+    """The text of a list of content blocks — Anthropic's and MCP's ``{type: "text", text}``,
+    Bedrock Converse's ``{text}`` / ``{json}`` (Strands) — or of its JSON; None for any other
+    value. Blocks given as JSON text must be bare blocks (no other keys): a tool's result that
+    is a JSON array of records with a ``text`` field stays the JSON it was."""
+    strict = isinstance(value, str)
+    if strict:
+        if not value.startswith("[{") or ('"text"' not in value and '"json"' not in value):
+            return None
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return None
+    if not isinstance(value, list) or not value:
+        return None
+    out = []
+    for b in value:
+        if not isinstance(b, dict):
+            return None
+        if "text" in b and (not strict or b.keys() in _TEXT_BLOCK_KEYS):
+            out.append(text_of(b["text"]))
+        elif b.keys() == {"json"}:
+            out.append(as_text(b["json"]))
+        else:
+            return None
+    return "\n".join(out)
+
+
 def _item_text(value: Any) -> str:
-    """A tool result item's content: the AI SDK's ``{type, value}`` output, a list of text blocks
-    (Anthropic), or the value itself."""
+    """A tool result item's content: the AI SDK's ``{type, value}`` output, a list of text blocks,
+    or the value itself."""
     if isinstance(value, dict) and "value" in value and "type" in value:
         value = value["value"]
-    if isinstance(value, list) and all(isinstance(b, dict) and "text" in b for b in value):
-        return "\n".join(text_of(b["text"]) for b in value)
-    return as_text(value)
+    text = _blocks_text(value) if isinstance(value, list) else None
+    return as_text(value) if text is None else text
+
+
+# Bedrock Converse's content blocks (Strands Agents' messages): each block is an object keyed by
+# its kind. Only a list whose every block has one of these keys is read as blocks.
+_CONVERSE_KEYS = frozenset(
+    {
+        "text",
+        "toolUse",
+        "toolResult",
+        "json",
+        "image",
+        "document",
+        "video",
+        "reasoningContent",
+        "cachePoint",
+        "guardContent",
+        "citationsContent",
+    }
+)
+
+
+def _converse_blocks(value: Any) -> list[dict[str, Any]] | None:
+    """``value`` (or its JSON) as Converse content blocks, when it is a list of them with a tool
+    use or result or text among them; None otherwise."""
+    if isinstance(value, str):
+        if not value.startswith("[{"):
+            return None
+        try:
+            value = msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return None
+    if not isinstance(value, list) or not value:
+        return None
+    for b in value:
+        if not isinstance(b, dict) or len(b) != 1 or next(iter(b)) not in _CONVERSE_KEYS:
+            return None
+    return value
+
+
+def _converse_part(block: dict[str, Any]) -> Part | None:
+    """One Converse block as a part: ``toolUse`` a call, ``toolResult`` a result (its call id
+    is ``toolUseId``), ``text`` / ``json`` text; media and cache markers are no text (None)."""
+    kind, body = next(iter(block.items()))
+    if kind == "text":
+        return Part("text", text_of(body))
+    if kind == "json":
+        return Part("text", as_text(body))
+    if not isinstance(body, dict):
+        return None
+    if kind == "toolUse":
+        return Part(
+            "tool_call",
+            "",
+            text_of(body.get("toolUseId")),
+            text_of(body.get("name")),
+            as_text(body.get("input")),
+        )
+    if kind == "toolResult":
+        return Part("tool_result", _item_text(body.get("content")), text_of(body.get("toolUseId")))
+    return None
 
 
 def _typed_part(c: dict[str, Any]) -> Part:
@@ -321,6 +430,9 @@ def message_from(obj: Any, role: str = "") -> Message:
         inner = dict(obj["message"])
         inner.setdefault("role", role or "assistant")
         return message_from(inner, role or "assistant")
+    if isinstance(obj.get("message"), list) and "content" not in obj:
+        # (Strands' gen_ai.choice: the reply's content blocks are the message)
+        return message_from({"role": role or "assistant", "content": obj["message"]})
     role = text_of(obj.get("role")) or role or "user"
     if role == "model":  # (Gemini's name for the assistant)
         role = "assistant"
@@ -339,12 +451,20 @@ def message_from(obj: Any, role: str = "") -> Message:
                 add(_tool_call_part(p))
             elif kind == "tool_call_response":
                 resp = p.get("response", p.get("result"))
-                add(Part("tool_result", as_text(resp), text_of(p.get("id"))))
+                add(Part("tool_result", _item_text(resp), text_of(p.get("id"))))
             else:
                 add(Part("text", text_of(p.get("content", p.get("text", "")))))
         return Message(role, read, text_of(obj.get("name")))
     msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
+    blocks = _converse_blocks(content)
+    if blocks is not None:
+        parts = [p for p in map(_converse_part, blocks) if p is not None]
+        if any(p.kind != "text" for p in parts):
+            msg.parts = parts
+            return msg
+        # (text only: the message's text, read below as any other — a tool message's result)
+        content = "\n".join(p.text for p in parts)
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
     if isinstance(content, list) and any(
         isinstance(c, dict) and c.get("type") in _CALL_ITEMS for c in content
@@ -417,13 +537,20 @@ def messages_from(value: Any) -> list[Message]:
     return [message_from(m) for m in value]
 
 
+# smolagents' own message roles (its memory, as OpenInference records it): a step's tool calls
+# as text, "Calling tools:\n[...]", and their results, "Observation:\n…" — sent to the model as
+# assistant and user messages. A result is read as a tool result (its text without the prefix:
+# what the tool returned), so it is tied to its tool span by content.
+_SMOLAGENTS_ROLES = {"tool-call": "assistant", "tool-response": "tool"}
+_OBSERVATION = "Observation:\n"
+
+
 def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Message]:
     out = []
     for g in indexed(attrs, prefix):
         if oi:
             g = {k.removeprefix("message."): v for k, v in g.items()}
         role = text_of(g.get("role")) or "user"
-        msg = Message(role, name=text_of(g.get("name")))
         content = g.get("content")
         if content is None:
             pieces = [
@@ -431,6 +558,11 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
                 for c in indexed(g, "contents")
             ]
             content = "\n".join(p for p in pieces if p) if pieces else None
+        if role in _SMOLAGENTS_ROLES:
+            if role == "tool-response" and isinstance(content, str):
+                content = content.removeprefix(_OBSERVATION)
+            role = _SMOLAGENTS_ROLES[role]
+        msg = Message(role, name=text_of(g.get("name")))
         call_id = text_of(g.get("tool_call_id"))
         if role == "tool":
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
@@ -524,6 +656,33 @@ def _content_records(span: Span, reading: Reading) -> list[tuple[str, Any, dict[
     return [(n, b, a) for _, n, b, a in recs]
 
 
+def _mlflow_value(a: dict[str, Any], key: str) -> Any:
+    """An MLflow attribute's value: its JSON decoded (the text itself when it is no JSON)."""
+    value = a.get(key)
+    if isinstance(value, str):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return value
+    return value
+
+
+def _mlflow_reply(value: Any) -> list[Message]:
+    """A chat span's ``mlflow.spanOutputs``: the client's response (OpenAI's ``choices``, a
+    message with a role such as Anthropic's) or text."""
+    if isinstance(value, dict) and isinstance(value.get("choices"), list):
+        return [
+            message_from(c["message"], "assistant")
+            for c in value["choices"]
+            if isinstance(c, dict) and isinstance(c.get("message"), dict)
+        ]
+    if isinstance(value, dict) and "role" in value:
+        return [message_from(value, "assistant")]
+    if isinstance(value, str):
+        return [Message("assistant", [Part("text", value)])]
+    return []
+
+
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
@@ -562,6 +721,22 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             call.input_tokens = _int(a.get(key_in))
         if call.output_tokens is None:
             call.output_tokens = _int(a.get(key_out))
+    if call.input_tokens is None and call.output_tokens is None and _LF_RESPONSE in a:
+        # (Logfire before it wrote gen_ai.usage.*: the response's own usage)
+        with contextlib.suppress(BadContent):
+            data = _json_value(a[_LF_RESPONSE])
+            usage = data.get("usage") if isinstance(data, dict) else None
+            if isinstance(usage, dict):
+                call.input_tokens = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+                call.output_tokens = _int(
+                    usage.get("completion_tokens", usage.get("output_tokens"))
+                )
+    if call.input_tokens is None and call.output_tokens is None and _MLFLOW_TYPE in a:
+        usage = _mlflow_value(a, "mlflow.chat.tokenUsage")
+        if isinstance(usage, dict):
+            call.input_tokens = _int(usage.get("input_tokens"))
+            call.output_tokens = _int(usage.get("output_tokens"))
+        call.model = call.model or text_of(_mlflow_value(a, "mlflow.llm.model"))
     reasons = a.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, list) and reasons:
         call.finish_reason = text_of(reasons[0])
@@ -582,7 +757,74 @@ _CONTENT_KEYS = (
     "ai.response.toolCalls",
     "gcp.vertex.agent.llm_request",
     "gcp.vertex.agent.llm_response",
+    "request_data",
+    "response_data",
+    "events",
+    _MLFLOW_IN,
+    _MLFLOW_OUT,
 )
+# Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
+# its only form before 2025): the request's JSON body and the response as JSON attributes.
+_LF_REQUEST, _LF_RESPONSE = "request_data", "response_data"
+
+
+# Logfire's OpenAI Agents spans (``logfire.instrument_openai_agents()``), known by their message
+# templates: a function call (``name``, ``input``, ``output``), a handoff (``from_agent`` /
+# ``to_agent``), an agent run (``name``); a Chat Completions generation keeps its messages in
+# ``input`` / ``output`` (its ``request_data`` is the two joined, for Logfire's UI).
+_LF_TEMPLATE = "logfire.msg_template"
+_LF_ROLES = {
+    "Function: {name}": "tool",
+    "Handoff: {from_agent} → {to_agent}": "tool",
+    "Agent run: {name!r}": "agent",
+}
+_LF_GENERATION = "Chat completion with {gen_ai.request.model!r}"
+
+
+def _logfire_role(a: dict[str, Any]) -> str | None:
+    """The role of a Logfire OpenAI Agents span by its template (turns and tasks are chains)."""
+    template = a.get(_LF_TEMPLATE)
+    if not isinstance(template, str):
+        return None
+    if template in _LF_ROLES:
+        return _LF_ROLES[template]
+    return "chain" if template.startswith(("Turn {turn} for agent ", "Task: ")) else None
+
+
+def _logfire_events(value: Any) -> tuple[list[Message], list[Message]]:
+    """Logfire's ``events`` attribute (a call to the Responses API): the messages as per-message
+    event bodies (``{"event.name": "gen_ai.user.message", …}``), the reply last — the trailing
+    assistant messages (Logfire marks each output item an assistant message) and any
+    ``gen_ai.choice``."""
+    events = _json_value(value)
+    if not isinstance(events, list):
+        raise BadContent("expected a JSON array of events")
+    msgs: list[tuple[str, Message]] = []
+    for e in events:
+        if not isinstance(e, dict):
+            continue
+        name = text_of(e.get("event.name"))
+        role = "assistant" if name == "gen_ai.choice" else _MESSAGE_EVENTS.get(name, "")
+        msgs.append((name, message_from(_body(e), role)))
+    cut = len(msgs)
+    while cut and msgs[cut - 1][1].role == "assistant":
+        cut -= 1
+    return [m for _, m in msgs[:cut]], [m for _, m in msgs[cut:]]
+
+
+def _logfire_reply(value: Any) -> list[Message]:
+    """Logfire's ``response_data``: ``{"message": {...}, "usage"}`` for a chat completion, or
+    ``{"combined_chunk_content", "chunk_count"}`` for a stream it read to the end."""
+    data = _json_value(value)
+    if not isinstance(data, dict):
+        raise BadContent("expected a JSON object")
+    if isinstance(data.get("message"), dict):
+        return [message_from(data["message"], "assistant")]
+    if isinstance(data.get("combined_chunk_content"), str):
+        return [Message("assistant", [Part("text", data["combined_chunk_content"])])]
+    return []
+
+
 # Google ADK's own spans before its GenAI-conventions schema (1.x; ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN
 # =1 since): a call_llm span with the request and response as JSON (Gemini's Content form).
 _ADK_REQUEST, _ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
@@ -705,6 +947,37 @@ def read_llm_content(span: Span, reading: Reading) -> None:
                 break
     if not call.inputs and _ADK_REQUEST in a:
         _adk_content(a, call, bad)
+    if not call.inputs and "events" in a and a.get("gen_ai.system") == "openai":
+        try:
+            call.inputs, outputs = _logfire_events(a["events"])
+            call.outputs = call.outputs or outputs
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad("events", exc)
+    if not call.inputs and a.get(_LF_TEMPLATE) == _LF_GENERATION and "input" in a:
+        try:
+            call.inputs = messages_from(a["input"])
+            call.outputs = call.outputs or messages_from(a.get("output") or "[]")
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad("input", exc)
+    if not call.inputs and _MLFLOW_IN in a:
+        request = _mlflow_value(a, _MLFLOW_IN)
+        if isinstance(request, dict) and isinstance(request.get("messages"), list):
+            call.inputs = [message_from(m) for m in request["messages"]]
+            call.outputs = call.outputs or _mlflow_reply(_mlflow_value(a, _MLFLOW_OUT))
+            call.content_source = call.content_source or "span attributes"
+    if not call.inputs and _LF_REQUEST in a:
+        try:
+            call.inputs = messages_from(a[_LF_REQUEST])
+            call.content_source = call.content_source or "span attributes"
+        except BadContent as exc:
+            bad(_LF_REQUEST, exc)
+    if not call.outputs and _LF_RESPONSE in a:
+        try:
+            call.outputs = _logfire_reply(a[_LF_RESPONSE])
+        except BadContent as exc:
+            bad(_LF_RESPONSE, exc)
     if not call.inputs and "ai.prompt.messages" in a:
         try:
             call.inputs = messages_from(a["ai.prompt.messages"])
@@ -805,6 +1078,33 @@ def logged_tool_results(span: Span) -> dict[str, str]:
     return found
 
 
+def lacks_result(span: Span) -> bool:
+    """A GenAI tool span with a call id and no result under any name afp reads."""
+    a = span.attributes
+    return (
+        a.get("gen_ai.operation.name") == "execute_tool"
+        and _first(a, _TOOL_RESULTS) is None
+        and isinstance(a.get("gen_ai.tool.call.id"), str)
+        and bool(a["gen_ai.tool.call.id"])
+    )
+
+
+def sent_tool_results(span: Span) -> dict[str, str]:
+    """Tool results an LLM span's own ``gen_ai.input.messages`` attribute carries, by tool call
+    id: where a framework's tool spans record no result (AutoGen's), the call that received it
+    holds the one copy. Unreadable content gives none (its reading reports it)."""
+    value = span.attributes.get("gen_ai.input.messages")
+    if value is None:
+        return {}
+    try:
+        msgs = messages_from(value)
+    except BadContent:
+        return {}
+    return {
+        p.id: p.text for m in msgs for p in m.parts if p.kind == "tool_result" and p.id and p.text
+    }
+
+
 def _body(src: Any) -> Any:
     """An event body or attribute set; content may be nested as a JSON string."""
     if isinstance(src, dict):
@@ -827,6 +1127,7 @@ _TOOL_ARGUMENTS = (
     _TL_INPUT,
     "ai.toolCall.args",
     "gcp.vertex.agent.tool_call_args",
+    _MLFLOW_IN,
 )
 _TOOL_RESULTS = (
     "gen_ai.tool.call.result",
@@ -835,6 +1136,7 @@ _TOOL_RESULTS = (
     _TL_OUTPUT,
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
+    _MLFLOW_OUT,
 )
 
 
@@ -846,8 +1148,47 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
+# Strands' default (older-conventions) tool span: no content attributes, the call's arguments in
+# a ``gen_ai.tool.message`` event (``content``) and its result in a ``gen_ai.choice`` event
+# (``message``: content blocks).
+_TOOL_RECORDS = frozenset({"gen_ai.tool.message", "gen_ai.choice"})
+
+
+def _tool_events(span: Span, call: ToolCall) -> None:
+    """Read a tool span's own ``gen_ai.tool.message`` / ``gen_ai.choice`` events into ``call``."""
+    for e in span.events:
+        if e.name == "gen_ai.tool.message" and not call.arguments:
+            call.arguments = as_text(_shown(e.attributes.get("content")))
+            call.call_id = call.call_id or text_of(e.attributes.get("id"))
+        elif e.name == "gen_ai.choice" and call.result is None:
+            value = _shown(e.attributes.get("message"))
+            if value is not None:
+                text = _blocks_text(value)
+                call.result = as_text(value) if text is None else text
+
+
+def _logfire_tool(a: dict[str, Any]) -> ToolCall:
+    """A Logfire OpenAI Agents function or handoff span as a tool call."""
+    if a.get(_LF_TEMPLATE) == "Function: {name}":
+        output = a.get("output")
+        return ToolCall(
+            name=text_of(a.get("name")),
+            arguments=as_text(a.get("input")),
+            result=None if output is None else as_text(output),
+        )
+    # (the handoff's result as the SDK gives it back to the model: {"assistant": TO_AGENT})
+    to = text_of(a.get("to_agent"))
+    return ToolCall(
+        name=f"transfer_to_{to}" if to else "handoff",
+        arguments=text_of(a.get("from_agent")),
+        result=as_text({"assistant": to}) if to else None,
+    )
+
+
 def _tool(span: Span) -> ToolCall:
     a = span.attributes
+    if a.get(_LF_TEMPLATE) in _LF_ROLES:
+        return _logfire_tool(a)
     name = text_of(
         a.get("gen_ai.tool.name")
         or a.get("tool.name")
@@ -869,12 +1210,26 @@ def _tool(span: Span) -> ToolCall:
         # formats 2-4 write tool_arguments and tool_response)
         arguments=as_text(decorated_call(_shown(_first(a, _TOOL_ARGUMENTS)))),
     )
+    if call.arguments.startswith('{"input_str"'):
+        # (OpenLLMetry's LangChain tool spans: the callback's record — {input_str, inputs, tags,
+        # metadata, kwargs: {tool_call_id}}; the call's arguments are its inputs)
+        with contextlib.suppress(BadContent):
+            record = _json_value(call.arguments)
+            if isinstance(record, dict) and isinstance(record.get("inputs"), dict):
+                call.arguments = as_text(record["inputs"])
+                kwargs = record.get("kwargs")
+                if isinstance(kwargs, dict) and isinstance(kwargs.get("tool_call_id"), str):
+                    call.call_id = call.call_id or kwargs["tool_call_id"]
     result = _json_text(_shown(_first(a, _TOOL_RESULTS)))
     if result is None:
         found = _any_agent_value(a)
         result = None if found is None else found[0]
+    if not call.arguments and result is None and span.events:
+        _tool_events(span, call)
+        result = call.result
     if result is not None:
-        text = as_text(result)
+        text = _blocks_text(result) if isinstance(result, str) else None
+        text = as_text(result) if text is None else text
         parsed: Any = None
         if isinstance(result, str) and result[:1] == "{":
             try:
@@ -884,11 +1239,18 @@ def _tool(span: Span) -> ToolCall:
         if isinstance(parsed, dict):  # a framework's ToolMessage dump carries the call id
             # (LangChain: dumpd's {"kwargs": …}, message_to_dict's {"type": "tool", "data": …}
             # — what OpenInference's LangChain tracer writes — or the bare fields)
+            if isinstance(parsed.get("output"), dict):
+                # (OpenLLMetry's LangChain tool spans: {"output": the ToolMessage, "kwargs": …})
+                parsed = parsed["output"]
             wrapped = parsed.get("kwargs", parsed.get("data"))
             inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else parsed
             if isinstance(inner.get("tool_call_id"), str) and "content" in inner:
                 call.call_id = call.call_id or inner["tool_call_id"]
                 text = as_text(inner["content"])
+            elif "tool_name" in parsed and isinstance(parsed.get("blocks"), list):
+                # (LlamaIndex's ToolOutput: the model is sent its blocks' text)
+                blocks = _blocks_text(parsed["blocks"])
+                text = blocks if blocks is not None else as_text(parsed.get("raw_output"))
         call.result = text
     return call
 
@@ -901,6 +1263,33 @@ def _metadata(value: Any) -> dict[str, Any]:
         except msgspec.DecodeError:
             return {}
     return value if isinstance(value, dict) else {}
+
+
+def _page_documents(docs: Any, span_id: str) -> list[Document]:
+    """LangChain-style documents (``{page_content, metadata, id?}``; MLflow's ``Document``): the id
+    from ``id`` or the metadata's ``doc_uri`` / ``source`` / ``id``, the score from the metadata."""
+    out: list[Document] = []
+    for i, d in enumerate(docs if isinstance(docs, list) else []):
+        if not isinstance(d, dict):
+            continue
+        found = d.get("metadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
+        content = d.get("page_content", d.get("content"))
+        doc_id = d.get("id") or next(
+            (meta[k] for k in ("doc_uri", "source", "id") if isinstance(meta.get(k), str | int)),
+            "",
+        )
+        score = meta.get("score")
+        out.append(
+            Document(
+                id=text_of(doc_id) or f"{span_id}.doc{i}",
+                content=content if isinstance(content, str) else None,
+                score=float(score)
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else None,
+            )
+        )
+    return out
 
 
 def _retrieval(span: Span, reading: Reading) -> Retrieval:
@@ -935,6 +1324,22 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
                 else None,
             )
         )
+    # (a retriever's documents as a LangChain-style list: MLflow's spanOutputs, OpenLLMetry's
+    # entity output {"documents": [...]}; the query their input, alone or under "query")
+    for key_in, key_out in ((_MLFLOW_IN, _MLFLOW_OUT), (_TL_INPUT, _TL_OUTPUT)):
+        if r.documents or key_out not in a:
+            continue
+        query = _mlflow_value(a, key_in)
+        if isinstance(query, dict) and isinstance(query.get("query"), str):
+            query = query["query"]
+        elif isinstance(query, dict) and len(query) == 1:
+            query = next(iter(query.values()))
+        if not r.query and query is not None:
+            r.query = as_text(query)
+        docs = _mlflow_value(a, key_out)
+        if isinstance(docs, dict):
+            docs = docs.get("documents")
+        r.documents = _page_documents(docs, span.span_id)
     # (a memory search's records: [{"id"?, "content", "score"?, "metadata"?}])
     key = next((k for k in ("gen_ai.retrieval.documents", "gen_ai.memory.records") if k in a), None)
     if not r.documents and key is not None:
@@ -968,7 +1373,9 @@ def _retrieval(span: Span, reading: Reading) -> Retrieval:
 _PLAIN = {
     (role, convention): Reading(None, role, convention, NO_ITEMS)
     for role in ("other", "embedding")
-    for convention in ("genai", "openinference", "none")
+    # (every convention _role names: an AI SDK span of an operation not in AI_SDK_ROLES is
+    # "other" under "ai-sdk" — once a KeyError that stopped the whole import)
+    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire", "mlflow")
 }
 
 
@@ -981,9 +1388,11 @@ def unread_operation(span: Span) -> str | None:
     op_name = a.get("gen_ai.operation.name")
     if not isinstance(op_name, str) and isinstance(a.get("ai.operationId"), str):
         op_name = a["ai.operationId"]
+    if not isinstance(op_name, str) and isinstance(a.get(_MLFLOW_TYPE), str):
+        op_name = f"mlflow.spanType={a[_MLFLOW_TYPE].strip(chr(34))}"
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
-    if _role(a)[0] not in ("other", "embedding"):
+    if _span_role(span)[0] not in ("other", "embedding"):
         return None
     if isinstance(oi, str) and (oi.upper() in OI_KINDS or not isinstance(op_name, str)):
         return f"openinference.span.kind={oi}"
@@ -1002,10 +1411,33 @@ def unread_records(span: Span) -> list[str]:
     call), for the ``records-ignored`` flag. Names outside ``gen_ai.*`` are not GenAI content."""
     if not span.events and not span.logs:
         return []
-    llm = _role(span.attributes)[0] == "llm"
-    names = [e.name for e in span.events]
-    names += [_record_name(r) for r in span.logs]
-    return [n for n in names if n.startswith("gen_ai.") and not (llm and n in _READ_RECORDS)]
+    role = _span_role(span)[0]
+    # (an LLM call reads its events and its log records; a tool span, Strands' two events)
+    logs_read = _READ_RECORDS if role == "llm" else frozenset()
+    events_read = _TOOL_RECORDS if role == "tool" else logs_read
+    names = [n for n in (e.name for e in span.events) if n not in events_read]
+    names += [n for n in map(_record_name, span.logs) if n not in logs_read]
+    return [n for n in names if n.startswith("gen_ai.")]
+
+
+def nothing_read_flag(spans: list[Span]) -> list[tuple[str, str]]:
+    """The ``no-genai-spans`` flag of a trace none of whose spans afp reads as an operation (an
+    instrumentation whose convention afp does not know, or no GenAI instrumentation at all):
+    said, rather than a run of 0 calls that looks measured."""
+    if not spans or any(_span_role(s)[0] != "other" for s in spans):
+        return []
+    names: dict[str, int] = {}
+    for s in spans:
+        names[s.name] = names.get(s.name, 0) + 1
+    listed = ", ".join(f"{n!r} ×{c}" for n, c in sorted(names.items(), key=lambda c: -c[1])[:5])
+    return [
+        (
+            "no-genai-spans",
+            f"none of the trace's {len(spans)} span(s) follows a convention afp reads (GenAI, "
+            f"OpenInference, OpenLLMetry, the AI SDK's, Logfire's, MLflow's…): no LLM call, tool "
+            f"call or retrieval was found — {listed}",
+        )
+    ]
 
 
 def ignored_flag(counts: dict[str, int], what: str) -> list[tuple[str, str]]:
@@ -1043,7 +1475,7 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         convention = "genai"
         if op_name in LLM_OPERATIONS:
             role = "llm"
-        elif op_name == "execute_tool":
+        elif op_name in TOOL_OPERATIONS:
             role = "tool"
         elif op_name in AGENT_OPERATIONS:
             role = "agent"
@@ -1058,6 +1490,14 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
         return role, convention
     if "gen_ai.system" in a and ("gen_ai.request.model" in a or "gen_ai.prompt.0.role" in a):
         return "llm", "genai"
+    mlflow = a.get(_MLFLOW_TYPE)
+    if isinstance(mlflow, str):
+        return MLFLOW_KINDS.get(mlflow.strip('"').upper(), "other"), "mlflow"
+    if _LF_REQUEST in a and "LLM" in (a.get("logfire.tags") or ()):  # (Logfire before semconv)
+        return "llm", "logfire"
+    lf = _logfire_role(a)
+    if lf is not None:
+        return lf, "logfire"
     if "gen_ai.tool.name" in a:
         return "tool", "genai"
     tl = a.get("traceloop.span.kind")
@@ -1069,10 +1509,28 @@ def _role(a: dict[str, Any]) -> tuple[str, str]:
     return "other", "none"
 
 
+# LlamaIndex's dispatcher spans every method of an LLM object, and OpenInference marks each one
+# an LLM span: these methods make no request (the request is the chat / achat span beside them),
+# and read as calls they were counted as calls with no content or tokens.
+_LLAMA_INDEX_NO_REQUEST = ("._prepare_chat_with_tools", ".get_tool_calls_from_response")
+
+
+def _span_role(span: Span) -> tuple[str, str]:
+    """``_role`` of the span's attributes, less the LLM-class methods that make no request."""
+    role, convention = _role(span.attributes)
+    if (
+        role == "llm"
+        and convention == "openinference"
+        and span.name.endswith(_LLAMA_INDEX_NO_REQUEST)
+    ):
+        return "other", convention
+    return role, convention
+
+
 def read_span(span: Span) -> Reading:
     """Which operation a span is, under which convention, with its content."""
     a = span.attributes
-    role, convention = _role(a)
+    role, convention = _span_role(span)
     if role in ("other", "embedding"):
         return _PLAIN[role, convention]
     reading = Reading(None, role, convention)
@@ -1090,6 +1548,7 @@ def read_span(span: Span) -> Reading:
                 text_of(a.get("gen_ai.agent.name"))
                 or text_of(a.get("gen_ai.workflow.name"))
                 or text_of(a.get("ai.telemetry.functionId"))
+                or (text_of(a.get("logfire.msg")) if convention == "logfire" else "")
                 or span.name
             )
         if role == "agent" and name.startswith("invoke_agent "):
@@ -1098,7 +1557,9 @@ def read_span(span: Span) -> Reading:
         reading.op = Boundary(
             "Agent" if role == "agent" else "Chain",
             name,
-            input=text_of(decorated_call(a.get("input.value", a.get(_TL_INPUT)))) or None,
-            output=text_of(_json_text(a.get("output.value", a.get(_TL_OUTPUT)))) or None,
+            input=text_of(decorated_call(a.get("input.value", a.get(_TL_INPUT, a.get(_MLFLOW_IN)))))
+            or None,
+            output=text_of(_json_text(a.get("output.value", a.get(_TL_OUTPUT, a.get(_MLFLOW_OUT)))))
+            or None,
         )
     return reading

@@ -27,8 +27,11 @@ from agentbisect.importers.opentelemetry import (
 )
 from agentbisect.importers.opentelemetry.conventions import (
     ignored_flag,
+    lacks_result,
     logged_tool_results,
+    nothing_read_flag,
     referenced_content,
+    sent_tool_results,
     unread_operation,
     unread_records,
 )
@@ -40,29 +43,32 @@ from agentbisect.model.record import DEFAULT_MAX_EVENTS
 sniff = trace_sniff.any_trace
 
 
-def _results_from_logs(spans: list[Span]) -> int:
+def _results_from_logs(spans: list[Span]) -> tuple[int, int]:
     """Give each tool span without a result the one its call id has in a later call's logged
-    input messages (content captured as events only); how many were given."""
+    input messages (content captured as events only), else in a later call's
+    ``gen_ai.input.messages`` (a framework whose tool spans record no result: AutoGen); how many
+    were given from each."""
     wanting: dict[str, Span] = {}
     for s in spans:
-        a = s.attributes
-        if a.get("gen_ai.operation.name") == "execute_tool" and "gen_ai.tool.call.result" not in a:
-            call_id = a.get("gen_ai.tool.call.id")
-            if isinstance(call_id, str) and call_id:
-                wanting.setdefault(call_id, s)
-    given = 0
+        if lacks_result(s):
+            wanting.setdefault(s.attributes["gen_ai.tool.call.id"], s)
+    given = [0, 0]
     for s in spans:
         if not wanting:
             break
-        if not s.logs:
-            continue  # (only log records are read here: a span's own content is read as ever)
-        for call_id, text in logged_tool_results(s).items():
-            tool = wanting.pop(call_id, None)
-            if tool is not None:
-                # (a new dict: spans may share one empty attribute dict)
-                tool.attributes = {**tool.attributes, "gen_ai.tool.call.result": text}
-                given += 1
-    return given
+        for source, found in enumerate(
+            (
+                logged_tool_results(s) if s.logs else {},
+                sent_tool_results(s) if "gen_ai.input.messages" in s.attributes else {},
+            )
+        ):
+            for call_id, text in found.items():
+                tool = wanting.pop(call_id, None)
+                if tool is not None:
+                    # (a new dict: spans may share one empty attribute dict)
+                    tool.attributes = {**tool.attributes, "gen_ai.tool.call.result": text}
+                    given[source] += 1
+    return given[0], given[1]
 
 
 def _ignored(spans: list[Span]) -> list[tuple[str, str]]:
@@ -265,7 +271,7 @@ def _import_trace(
                 f"{unjoined} log record(s) name no span of the trace; their content is not used",
             )
         )
-    attached = _results_from_logs(spans)
+    attached, sent = _results_from_logs(spans)
     if attached:
         flags.append(
             (
@@ -274,7 +280,16 @@ def _import_trace(
                 "received them (their tool spans carry none): matched by tool-call id",
             )
         )
+    if sent:
+        flags.append(
+            (
+                "tool-results-from-calls",
+                f"{sent} tool result(s) were read from the input messages of the call that "
+                "received them (their tool spans carry none): matched by tool-call id",
+            )
+        )
     flags.extend(_ignored(spans))
+    flags.extend(nothing_read_flag(spans))
     flags.extend(_by_reference(spans))
     flags.extend(_unread_records(spans))  # (before the synthesis: it lets the records go)
     result = synthesize(spans, flags, name, detail=detail, max_events=max_events)
