@@ -466,6 +466,12 @@ def test_a_trace_of_no_convention_afp_reads_says_so(tmp_path: Path) -> None:
     notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
     assert notes["no-genai-spans"].startswith("none of the trace's 7 span(s)")
     assert "'Completions' ×3" in notes["no-genai-spans"]
+    # and afp bisect says there is nothing to explain, and why (it blamed a missing commit log)
+    res = cli("bisect", str(plain), "--no-pager")
+    assert res.exit_code == 2
+    assert res.stderr.count("\n") == 1
+    assert "nothing to bisect: none of the trace's 7 span(s)" in res.stderr
+    assert "commit log" not in res.stderr
 
 
 def test_openllmetry_langchain_retrievals_and_tools_are_read() -> None:

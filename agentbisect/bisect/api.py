@@ -295,6 +295,12 @@ def bisect_run(
     pol = policy_for(opts.upstream)
     if len(run.commit_log) == 0:
         lo = run.loaded
+        meta = run.import_summary
+        # A trace none of whose spans afp reads has nothing to explain: say why, rather than
+        # blame a commit log no trace carries.
+        unread = next((f for f in meta.flags if f.flag == "no-genai-spans"), None) if meta else None
+        if unread is not None:
+            raise UsageError(f"{lo.file}: nothing to bisect: {unread.note}")
         missing = "no snapshot" if lo.snapshot is None else "a snapshot without a commit log"
         raise UsageError(
             f"{lo.file}: afp bisect slices the commit log (snapshot.commitLog), and this "
