@@ -36,6 +36,7 @@ from agentbisect.importers.opentelemetry.spans import (
     SpanBatch,
     SpanEvent,
     is_zero_id,
+    micros_ns,
     normalize_id,
     time_bits,
     time_ok,
@@ -204,17 +205,6 @@ _MAPPED = frozenset(
 )
 
 
-def _micros(value: int | float | None) -> int:
-    """A Jaeger time (µs) in ns; 0 when missing or not a finite number."""
-    if value is None or isinstance(value, bool):
-        return 0
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return 0
-        value = int(value)
-    return value * 1000
-
-
 def _kind(value: Any) -> str:
     name = value.upper() if isinstance(value, str) else ""
     return name if name in SPAN_KINDS else "UNSPECIFIED"
@@ -232,24 +222,13 @@ def _status(tags: dict[str, Any]) -> tuple[str, str]:
     return "UNSET", ""
 
 
-def _id(value: str, strings: otlp_json.Strings) -> str:
-    """A trace or parent id, normalized once per spelling in the file (every span repeats its
-    trace's id, siblings their parent's)."""
-    if not value:
-        return ""
-    found = strings.ids.get(value)
-    if found is None:
-        found = strings.ids[value] = strings.one(normalize_id(value))
-    return found
-
-
 def _parent(s: _JaegerSpan, trace_id: str, strings: otlp_json.Strings) -> str:
     refs = s.references or []
-    same = [r for r in refs if _id(r.traceID, strings) in (trace_id, "")]
+    same = [r for r in refs if strings.id(r.traceID) in (trace_id, "")]
     ref = next((r for r in same if r.refType.upper() == "CHILD_OF"), None)
     ref = ref or (same[0] if same else None)
     ref = ref or next((r for r in refs if r.refType.upper() == "CHILD_OF"), None)
-    return _id(ref.spanID if ref is not None else s.parentSpanID, strings)
+    return strings.id(ref.spanID if ref is not None else s.parentSpanID)
 
 
 def _event(log: _Log, batch: SpanBatch, where: str, strings: otlp_json.Strings) -> SpanEvent:
@@ -257,7 +236,7 @@ def _event(log: _Log, batch: SpanBatch, where: str, strings: otlp_json.Strings) 
     name = fields.pop("event", "")
     return SpanEvent(
         name if isinstance(name, str) else str(name),
-        _micros(log.timestamp),
+        micros_ns(log.timestamp),
         fields or NO_ATTRIBUTES,
     )
 
@@ -269,13 +248,13 @@ def _span(
     where = f"span {s.operationName!r} ({sid or 'no id'})"
     if not sid:
         raise InputError(name, f"{where} has no spanID", path)
-    trace_id = _id(s.traceID, strings)
+    trace_id = strings.id(s.traceID)
     tags = _values(s.tags or [], batch, where, strings)
     scope = next((v for v in map(tags.get, ("otel.scope.name", "otel.library.name")) if v), "")
     status, message = _status(tags)
     attributes = {k: v for k, v in tags.items() if k not in _MAPPED}
-    start = _micros(s.startTime)
-    end = start + _micros(s.duration) if s.duration is not None and time_ok(start) else 0
+    start = micros_ns(s.startTime)
+    end = start + micros_ns(s.duration) if s.duration is not None and time_ok(start) else 0
     parent = _parent(s, trace_id, strings)
     return Span(
         trace_id=trace_id,

@@ -164,6 +164,17 @@ class Strings(dict[str, str]):
             return text
         return self.setdefault(text, text)
 
+    def id(self, value: str | None) -> str:
+        """A trace or parent id as lowercase hex, normalized once per spelling in the file:
+        every span of a trace repeats its trace id, and siblings their parent's (a span's own
+        id is new every time, so it is not kept)."""
+        if not value:
+            return ""
+        found = self.ids.get(value)
+        if found is None:
+            found = self.ids[value] = self.one(normalize_id(value))
+        return found
+
 
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
 sniff = trace_sniff.otlp
@@ -314,15 +325,7 @@ def _add_export(doc: _Export, batch: SpanBatch, name: str, strings: Strings | No
     if strings is None:
         strings = Strings()
     one = strings.one
-    # Every span of a trace repeats its trace id, and siblings their parent's id: each
-    # spelling is normalized once per file (a span's own id is new every time).
-    shared_ids = strings.ids
-
-    def shared_id(value: str) -> str:
-        found = shared_ids.get(value)
-        if found is None:
-            found = shared_ids[value] = one(normalize_id(value))
-        return found
+    shared_id = strings.id
 
     for i, rs in enumerate(doc.resourceSpans):
         for j, ss in enumerate(rs.scopeSpans):

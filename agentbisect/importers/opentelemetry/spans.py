@@ -10,6 +10,7 @@ they do not stop the import.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,18 @@ MAX_NS = 2**63 - 1
 def time_ok(ns: int) -> bool:
     """Whether a span time read from disk is a real time (not unset, negative or absurd)."""
     return 0 < ns <= MAX_NS
+
+
+def micros_ns(value: int | float | None) -> int:
+    """A time in microseconds (Zipkin's and Jaeger's unit) in nanoseconds; 0 when missing or not
+    a finite number (an unknown time, as ``time_ok`` reads it)."""
+    if value is None or isinstance(value, bool):
+        return 0
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return 0
+        value = int(value)
+    return value * 1000
 
 
 def time_bits(start: int, end: int) -> int:

@@ -33,6 +33,7 @@ from agentbisect.importers.opentelemetry.spans import (
     SpanBatch,
     SpanEvent,
     is_zero_id,
+    micros_ns,
     normalize_id,
     time_bits,
     time_ok,
@@ -81,17 +82,6 @@ _MAPPED = frozenset(
 )
 # The Collector's annotation form: the event name, its attributes as JSON, dropped attributes.
 _COLLECTOR_EVENT = re.compile(r"(.*?)\|(\{.*\})\|\d+", re.S)
-
-
-def _micros(value: int | float | None) -> int:
-    """A Zipkin time (µs) in ns; 0 when missing or not a finite number."""
-    if value is None or isinstance(value, bool):
-        return 0
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return 0
-        value = int(value)
-    return value * 1000
 
 
 def _kind(value: str | None, tags: dict[str, Any], from_otel: bool) -> str:
@@ -165,11 +155,11 @@ def _event_parts(value: str) -> tuple[str, dict[str, Any]] | None:
 def _event(a: _Annotation) -> SpanEvent:
     parts = _event_parts(a.value)
     if parts is None:
-        return SpanEvent(a.value, _micros(a.timestamp), NO_ATTRIBUTES)
+        return SpanEvent(a.value, micros_ns(a.timestamp), NO_ATTRIBUTES)
     name, attrs = parts
     return SpanEvent(
         name,
-        _micros(a.timestamp),
+        micros_ns(a.timestamp),
         {k: retyped(k, v) if isinstance(v, str) else v for k, v in attrs.items()},
     )
 
@@ -189,17 +179,6 @@ def _status(tags: dict[str, Any]) -> tuple[str, str]:
     return "UNSET", ""
 
 
-def _id(value: str | None, strings: otlp_json.Strings) -> str:
-    """A trace or parent id, normalized once per spelling in the file (every span repeats its
-    trace's id, siblings their parent's)."""
-    if not value:
-        return ""
-    found = strings.ids.get(value)
-    if found is None:
-        found = strings.ids[value] = strings.one(normalize_id(value))
-    return found
-
-
 def _span(
     z: _ZipkinSpan, batch: SpanBatch, name: str, path: str, strings: otlp_json.Strings
 ) -> Span:
@@ -210,11 +189,11 @@ def _span(
     tags = z.tags or {}
     scope = next((s for s in (tags.get(k) for k in _SCOPE) if isinstance(s, str)), "")
     status, message = _status(tags)
-    start = _micros(z.timestamp)
-    end = start + _micros(z.duration) if z.duration is not None and time_ok(start) else 0
-    parent = _id(z.parentId, strings)
+    start = micros_ns(z.timestamp)
+    end = start + micros_ns(z.duration) if z.duration is not None and time_ok(start) else 0
+    parent = strings.id(z.parentId)
     return Span(
-        trace_id=_id(z.traceId, strings),
+        trace_id=strings.id(z.traceId),
         span_id=sid,
         parent_id=None if is_zero_id(parent) else parent,
         name=strings.one(z.name or ""),
