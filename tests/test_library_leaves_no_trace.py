@@ -64,3 +64,15 @@ def test_using_the_library_leaves_the_interpreter_as_it_found_it(deep_run: Path)
     assert len(doc["seen"]) == 12
     for call, path, state in doc["seen"]:
         assert state == before, f"{call} on {path} changed the interpreter: {state} != {before}"
+
+
+def test_reading_a_trace_keeps_none_of_its_messages() -> None:
+    # Each distinct message of a trace's chat history is parsed once while the trace is read;
+    # once read, the table of them is emptied (it held up to 4,096 messages of the last trace,
+    # with all their text, for as long as the process lived).
+    from agentbisect import open_run
+    from agentbisect.importers.opentelemetry import conventions
+
+    run = open_run(str(FIXTURES / "otel" / "oaiv2-2.4b0-span-only.tool-planted.otlp.json"))
+    assert run.llm_call_ids
+    assert conventions._SEEN == {}

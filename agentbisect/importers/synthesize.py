@@ -41,6 +41,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    forget_messages,
     read_llm_content,
     read_span,
 )
@@ -1117,7 +1118,10 @@ def synthesize(
     """
     root = build_tree(spans, flags, name, readings)
     b = _Builder(root, flags, detail, max_events, step_numbers or {})
-    b.build()
+    try:
+        b.build()
+    finally:
+        forget_messages()  # (the chat history each call resent, kept while it was read)
     untimed: list[str] = []  # (the spans whose content records have an unknown time)
     for _, problems in sorted(b.problems, key=lambda p: p[0]):  # in span start order
         for problem in problems:

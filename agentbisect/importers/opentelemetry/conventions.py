@@ -496,10 +496,21 @@ def message_from(obj: Any, role: str = "") -> Message:
 
 # A call's messages are its whole history so far: each message of a long run is read again by
 # every later call. Messages are kept by their JSON text (a message is not changed once read),
-# so each distinct one is parsed once; the cache is emptied when full, so it stays bounded.
+# so each distinct one is parsed once. The table is emptied when it holds more than
+# ``_SEEN_MAX`` messages or ``_SEEN_BYTES`` of their JSON, and when a trace has been read
+# (``forget_messages``): what afp keeps stays bounded, and a library caller keeps nothing.
 _MESSAGE_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
 _SEEN: dict[bytes, Message] = {}
 _SEEN_MAX = 4096
+_SEEN_BYTES = 8 << 20
+_seen_bytes = 0
+
+
+def forget_messages() -> None:
+    """Let go of the messages kept while a trace was read."""
+    global _seen_bytes
+    _SEEN.clear()
+    _seen_bytes = 0
 
 
 def _message_array(value: str) -> list[Message] | None:
@@ -511,15 +522,17 @@ def _message_array(value: str) -> list[Message] | None:
         return None
     except msgspec.DecodeError as exc:
         raise BadContent(f"not valid JSON ({exc})") from None
+    global _seen_bytes
     seen = _SEEN
     out = []
     for raw in raws:
         key = bytes(raw)
         msg = seen.get(key)
         if msg is None:
-            if len(seen) >= _SEEN_MAX:
-                seen.clear()
+            if len(seen) >= _SEEN_MAX or _seen_bytes > _SEEN_BYTES:
+                forget_messages()
             msg = seen[key] = message_from(msgspec.json.decode(key))
+            _seen_bytes += len(key)
         out.append(msg)
     return out
 
