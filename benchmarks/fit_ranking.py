@@ -10,21 +10,23 @@
 
 The model (``agentbisect/bisect/evidence/learned.py``) is a conditional logit: within one
 localization, the content-backed suspects compete through a softmax of a weighted sum of their
-standardized features (``features.py``). The third round (docs/ranking.md, declared before the
-fit) fits only a sparse correction to today's score: the evidence-first score (``features.PRIOR``,
-unpenalized) plus one to three of the declared ``CUES``, every other weight 0, with an L2 penalty
-λ on the cues, by Newton's method with backtracking (deterministic), on the **train** split's
-cases (every trace convention) and the older planted corpus's ``main`` split
-(``benchmarks/planted``, hand-written, the set today's weights were designed on, never a held-out
-split; its five formats), the two weighing the same. A candidate (cues, λ) qualifies if it beats
-evidence-first's MRR on the **dev** split and on ``main`` by 8-fold cross-validation by scenario;
-the qualifying candidate with the best worse-of-the-two gain is packaged (ties: fewer cues, the
-stronger λ), and with none the model is the evidence score alone (λ = ∞: exactly
+standardized features (``features.py``). The fourth round (docs/ranking.md, declared before the
+fit) fits 293 candidates of the three earlier rounds' families — ``sparse``: the evidence-first
+score (``features.PRIOR``, unpenalized) plus one to three of the declared ``CUES``, L2 λ on the
+cues, every other weight 0; ``shrink``: every feature, L2 λ on all but the evidence score;
+``full``: every feature, L2 λ on all — by Newton's method with backtracking (deterministic), on
+the **train** split's cases (every trace convention) and the older planted corpus's ``main``
+split (``benchmarks/planted``, its five formats), the two weighing the same. A candidate
+qualifies if on the **dev** split and on the hand-written, blind **select** split
+(``benchmarks/planted/scenarios/select.json``, its five formats) its top-1 and top-3 are no lower
+than evidence-first's and its MRR is higher; the qualifying candidate with the best
+worse-of-the-two MRR gain is packaged (ties: the simpler family — sparse with fewer cues, shrink,
+full — then the stronger λ), and with none the model is the evidence score alone (λ = ∞: exactly
 ``evidence-first``'s order). The frozen **test** split and the older held-out splits are never
 read here: ``ranking_accuracy.py`` and ``localize_accuracy.py`` score them.
 
 Outputs: ``ranking_model.json`` beside ``learned.py``, and the fit's inputs — the measured train,
-dev and main cases (signals, kinds, positions, texts, answer, question, planted index) — in
+dev, main and select cases (signals, kinds, positions, texts, answer, question, planted index) — in
 ``benchmarks/ranking/data/fit_inputs.json.gz``, so that a test refits from them and holds the
 packaged model to what they give (``select``) without the corpus or an embedder.
 """
@@ -52,22 +54,32 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from ranking_cases import CORPUS, MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
+from ranking_cases import (  # noqa: E402
+    CORPUS,
+    MAX_SUSPECTS,
+    SELECTION,
+    load_cases,
+    load_planted_cases,
+)
 
 from agentbisect.bisect.evidence.features import FEATURES, PRIOR, rows  # noqa: E402
 from agentbisect.bisect.evidence.learned import MODEL_FILE  # noqa: E402
 
 OUT = ROOT / "agentbisect" / "bisect" / "evidence" / MODEL_FILE
 INPUTS = ROOT / "benchmarks" / "ranking" / "data" / "fit_inputs.json.gz"
-# the third round's candidates (docs/ranking.md, declared before the fit): evidence-first's score
-# plus one to three of these cues, at every finite penalty; none qualifying leaves λ = ∞
+# the fourth round's candidates (docs/ranking.md, declared before the fit): the third round's
+# sparse family (evidence-first's score plus one to three of these cues, at every penalty of
+# PENALTIES), the second round's shrink path (every feature, the evidence score unpenalized, the
+# same penalties) and the first round's full model (every feature shrunk toward zero, FULL)
 CUES = ("echo", "answerNumbers", "callShare", "kind:llm-output", "kind:system-prompt")
 PENALTIES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0)
+FULL = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+FAMILIES = ("sparse", "shrink", "full")  # simplest first: the tie order
 TIE = 1e-9
 # what a case keeps for the fit: features.rows' inputs, the planted index, where it belongs
 KEEP = ("signals", "kinds", "positions", "texts", "answer", "question", "planted")
 KEEP += ("set", "scenario", "domain", "convention", "evidenceFirst")
-FOLDS = 8  # main's cross-validation, by scenario
+JUDGED = ("dev", SELECTION)  # the sets a candidate is chosen on; it is fitted on train and main
 
 Data = list[tuple[np.ndarray, int | None]]
 
@@ -82,11 +94,12 @@ class Packed(NamedTuple):
 
 
 def inputs(embedder: str, refresh: bool) -> list[dict[str, Any]]:
-    """The measured cases the fit reads: template train and dev, planted main (five formats)."""
+    """The measured cases the fit reads: template train and dev, planted main and select (five
+    formats each)."""
     cases = [dict(c, set=c["split"]) for c in load_cases(embedder, refresh=refresh)]
-    main = [dict(c, set="main") for c in load_planted_cases(embedder, refresh=refresh)]
+    planted = [dict(c, set=c["split"]) for c in load_planted_cases(embedder, refresh=refresh)]
     chosen = [c for c in cases if c["set"] in ("train", "dev")]
-    chosen += [c for c in main if c["split"] == "main"]
+    chosen += [c for c in planted if c["set"] in ("main", SELECTION)]
     return [{k: c[k] for k in KEEP} for c in chosen]
 
 
@@ -144,8 +157,33 @@ def _nll(
 
 
 def subsets() -> list[tuple[str, ...]]:
-    """The candidate cue sets: one to three of ``CUES``, fewer first, each in the list's order."""
+    """The sparse family's cue sets: one to three of ``CUES``, fewer first, in the list's order."""
     return [s for k in (1, 2, 3) for s in itertools.combinations(CUES, k)]
+
+
+class Candidate(NamedTuple):
+    """One model of the declared family: which features move, which go unpenalized, the λ."""
+
+    family: str
+    cues: tuple[str, ...]  # the sparse family's cues; () for shrink and full (every feature)
+    penalty: float
+
+    @property
+    def simplicity(self) -> int:
+        # the tie order: sparse with one, two, three cues, then shrink, then full
+        return len(self.cues) if self.family == "sparse" else 3 + FAMILIES.index(self.family)
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}{'(' + '+'.join(self.cues) + ')' if self.cues else ''}"
+
+
+def candidates() -> list[Candidate]:
+    """The fourth round's 293 candidates, in the declared order (the last tie-break)."""
+    out = [Candidate("sparse", c, lam) for c in subsets() for lam in PENALTIES]
+    out += [Candidate("shrink", (), lam) for lam in PENALTIES]
+    out += [Candidate("full", (), lam) for lam in FULL]
+    return out
 
 
 def fit(
@@ -232,11 +270,18 @@ def summary(r: list[int | None]) -> str:
     )
 
 
+def tally(r: list[int | None]) -> tuple[int, int, float]:
+    """Top-1 count, top-3 count and MRR of a set's ranks."""
+    t1 = sum(1 for x in r if x == 1)
+    return t1, sum(1 for x in r if x is not None and x <= 3), mrr(r)
+
+
 def select(cases: list[dict[str, Any]], embedder: str = "wordllama") -> tuple[str, list[str]]:
-    """Fit every candidate (a subset of ``CUES`` beside the evidence score, at every λ) on the
-    train and main cases, keep those that beat evidence-first on dev and on main cross-validated,
-    choose one; the model file's text and a log of the choice."""
-    by_set = {k: [c for c in cases if c["set"] == k] for k in ("train", "dev", "main")}
+    """Fit every candidate on the train and main cases, keep those that are no worse than
+    evidence-first in top-1 and top-3 and better in MRR on dev and on select, choose one; the
+    model file's text and a log of the choice."""
+    sets = ("train", "main", *JUDGED)
+    by_set = {k: [c for c in cases if c["set"] == k] for k in sets}
     raw = {k: matrices(v) for k, v in by_set.items()}
     stacked = np.vstack([x for k in ("train", "main") for x, _ in raw[k]])
     mean, scale = stacked.mean(axis=0), stacked.std(axis=0)
@@ -247,88 +292,95 @@ def select(cases: list[dict[str, Any]], embedder: str = "wordllama") -> tuple[st
     today[prior] = 1.0  # ordering by the evidence score alone: evidence-first
     # the two families weigh the same: each main case counts as many train cases as it takes
     heavy = len(std["train"]) / len(std["main"])
-    scenarios = sorted({c["scenario"] for c in by_set["main"]})
-    fold = [scenarios.index(c["scenario"]) % FOLDS for c in by_set["main"]]
+    packed = _padded(
+        std["train"] + std["main"], [1.0] * len(std["train"]) + [heavy] * len(std["main"])
+    )
 
-    packed: dict[int | None, Packed] = {}  # the fit's cases without fold ``leave``, packed once
-
-    def fitted(lam: float, cols: tuple[int, ...], leave: int | None = None) -> np.ndarray:
-        if leave not in packed:
-            main = [d for d, f in zip(std["main"], fold, strict=True) if f != leave]
-            weights = [1.0] * len(std["train"]) + [heavy] * len(main)
-            packed[leave] = _padded(std["train"] + main, weights)
-        return fit(packed[leave], lam, (prior,), active=(prior, *cols))
+    def fitted(c: Candidate) -> np.ndarray:
+        if c.family == "sparse":
+            cols = tuple(FEATURES.index(f) for f in c.cues)
+            return fit(packed, c.penalty, (prior,), active=(prior, *cols))
+        return fit(packed, c.penalty, (prior,) if c.family == "shrink" else ())
 
     log = []
     base = {}
-    for k in ("train", "dev", "main"):
+    for k in sets:
         r = ranks(std[k], today)
-        base[k] = mrr(r)
+        base[k] = tally(r)
         same = sum(1 for a, c in zip(r, by_set[k], strict=True) if a == c["evidenceFirst"])
         log.append(f"{k}: evidence-first {summary(r)} (= afp's rank in {same}/{len(r)})")
     qualified = []
-    for subset in subsets():
-        cols = tuple(FEATURES.index(f) for f in subset)
-        for lam in PENALTIES:
-            w = fitted(lam, cols)
-            cv: list[int | None] = [None] * len(std["main"])
-            for k in range(FOLDS):
-                held = [i for i, f in enumerate(fold) if f == k]
-                test = ranks([std["main"][i] for i in held], fitted(lam, cols, k))
-                for i, r in zip(held, test, strict=True):
-                    cv[i] = r
-            r = {k: ranks(std[k], w) for k in ("train", "dev", "main")}
-            gains = (mrr(r["dev"]) - base["dev"], mrr(cv) - base["main"])
-            ok = min(gains) > TIE
-            log.append(
-                f"{'+'.join(subset)} λ={lam:<7} gain {min(gains):+.4f}{' QUALIFIES' if ok else ''}"
-                f" | train {summary(r['train'])} | dev {summary(r['dev'])}"
-                f" | main (cross-validated) {summary(cv)} | main (fitted) {summary(r['main'])}"
-            )
-            if ok:
-                qualified.append(
-                    {
-                        "features": list(subset),
-                        "penalty": lam,
-                        "devMRR": round(mrr(r["dev"]), 4),
-                        "mainCrossValidatedMRR": round(mrr(cv), 4),
-                        "gain": round(min(gains), 9),
-                        "weights": w,
-                    }
-                )
-    # the best worse gain; ties: fewer features, the stronger penalty, the subset listed first
-    # (subsets() and PENALTIES are in that order, so the first of the ties is the one kept)
+    for c in candidates():
+        w = fitted(c)
+        r = {k: ranks(std[k], w) for k in sets}
+        got = {k: tally(r[k]) for k in JUDGED}
+        gains = [got[k][2] - base[k][2] for k in JUDGED]
+        ok = all(
+            got[k][0] >= base[k][0] and got[k][1] >= base[k][1] and got[k][2] - base[k][2] > TIE
+            for k in JUDGED
+        )
+        log.append(
+            f"{c.name} λ={c.penalty:<7} gain {min(gains):+.4f}{' QUALIFIES' if ok else ''}"
+            + "".join(f" | {k} {summary(r[k])}" for k in sets)
+        )
+        if ok:
+            qualified.append({"candidate": c, "gain": min(gains), "got": got, "weights": w})
+    # the best worse gain; ties: the simpler family (fewer cues), the stronger penalty, the
+    # candidate declared first (candidates() is in that order, and sort is stable)
     best = max((q["gain"] for q in qualified), default=None)
     ties = [q for q in qualified if best is not None and q["gain"] >= best - TIE]
-    ties.sort(key=lambda q: (len(q["features"]), -q["penalty"]))
+    ties.sort(key=lambda q: (q["candidate"].simplicity, -q["candidate"].penalty))
     chosen = ties[0] if ties else None
     if chosen is None:
-        lam, subset, w = math.inf, (), fitted(math.inf, ())
-        log.append("no candidate beats evidence-first on both dev and main: λ=∞")
+        pick, w = Candidate("sparse", (), math.inf), fit(packed, math.inf, (prior,))
+        log.append(
+            "no candidate is no worse in top-1 and top-3 and better in MRR on dev and select: λ=∞"
+        )
     else:
-        lam, subset, w = chosen["penalty"], tuple(chosen["features"]), chosen["weights"]
+        pick, w = chosen["candidate"], chosen["weights"]
     log.append(
-        f"chosen {'+'.join(subset) or 'evidence alone'} λ={lam}; weights: "
+        f"chosen {pick.name if math.isfinite(pick.penalty) else 'evidence alone'} "
+        f"λ={pick.penalty}; weights: "
         + ", ".join(f"{f} {v:+.3f}" for f, v in zip(FEATURES, w, strict=True) if v)
     )
     model = {
         "about": {
             "model": "conditional logit over one localization's content-backed suspects",
             "fitted": "benchmarks/fit_ranking.py on the train split of benchmarks/ranking "
-            "(issue 29) and the main split of benchmarks/planted, the two weighing the same: "
-            f"today's evidence-first score (the unpenalized feature {PRIOR!r}) plus one to three "
-            "of the declared cues, L2 on the cues; every other weight 0",
+            "(issue 29) and the main split of benchmarks/planted, the two weighing the same; "
+            "chosen on the dev split and the blind selection split (benchmarks/planted "
+            "select.json) among the fourth round's declared candidates",
             "embedder": embedder,
+            "families": {
+                "sparse": "today's evidence-first score (the unpenalized feature "
+                f"{PRIOR!r}) plus one to three cues, L2 on the cues; every other weight 0",
+                "shrink": f"every feature, L2 on every weight but {PRIOR!r}",
+                "full": "every feature, L2 on every weight",
+            },
             "cues": list(CUES),
-            "chosenCues": list(subset),
-            "penalty": lam if math.isfinite(lam) else "inf",
-            "criterion": "among the (cues, penalty) whose dev MRR and 8-fold cross-validated "
-            "(by scenario) main MRR both beat evidence-first's, the best worse-of-the-two gain; "
-            "ties: fewer cues, the stronger penalty; none: evidence-first's score alone",
-            "evidenceFirstMRR": {k: round(v, 4) for k, v in base.items() if k != "train"},
-            "candidates": len(list(subsets())) * len(PENALTIES),
+            "chosenFamily": pick.family if math.isfinite(pick.penalty) else "evidence-alone",
+            "chosenCues": list(pick.cues),
+            "penalty": pick.penalty if math.isfinite(pick.penalty) else "inf",
+            "criterion": "among the candidates no worse than evidence-first in top-1 and top-3 "
+            "and better in MRR on both dev and select (five formats pooled), the best "
+            "worse-of-the-two MRR gain; ties: the simpler family (sparse with fewer cues, "
+            "shrink, full), the stronger penalty; none: evidence-first's score alone",
+            "evidenceFirst": {
+                k: {"top1": base[k][0], "top3": base[k][1], "mrr": round(base[k][2], 4)}
+                for k in JUDGED
+            },
+            "candidates": len(candidates()),
             "qualified": [
-                {k: v for k, v in q.items() if k not in ("weights", "gain")} for q in qualified
+                {
+                    "family": q["candidate"].family,
+                    "cues": list(q["candidate"].cues),
+                    "penalty": q["candidate"].penalty,
+                    **{
+                        k: {"top1": v[0], "top3": v[1], "mrr": round(v[2], 4)}
+                        for k, v in q["got"].items()
+                    },
+                }
+                for q in qualified
             ],
             "trainCases": sum(1 for k in ("train", "main") for _, y in std[k] if y is not None),
         },

@@ -16,10 +16,11 @@ earlier LLM output → ``stage``) — a planted source found under another kind 
 and each format is compared, scenario by scenario, with the recording-API corpus under the
 default ranking. ``heldout3`` … ``heldout6`` (``planted/scenarios/heldout3.json`` … ``heldout6.json``;
 ``heldout5`` and ``heldout6`` written blind, without running this benchmark) are reported with
-the recording-API splits, each as its own columns.
+the recording-API splits, each as its own columns. ``select`` (``planted/scenarios/select.json``)
+is the learned ranking's selection data, not a test split: it is left out unless ``--select``.
 
     python benchmarks/localize_accuracy.py [--embedders mock,wordllama] [--misses] [--json]
-                                           [--no-traces]
+                                           [--no-traces] [--select]
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ CORPORA = (
 FORMATS = tuple(fmt for _, formats in CORPORA for fmt in formats)
 sys.path.insert(0, str(CASES.parent))
 
-from corpus import EXPECTED  # noqa: E402
+from corpus import EXPECTED, SELECTION  # noqa: E402
 
 MAX_SUSPECTS = 12
 SKIPPED = -1  # an --expected row on a scenario without an expected answer
@@ -124,12 +125,21 @@ def is_planted_trace(s: Suspect, ref: dict[str, str], meta: ImportMeta) -> bool:
     return src.kind == "llm" and src.spanId == ref["spanId"]
 
 
+def _truths(folder: Path, selection: bool) -> list[dict[str, Any]]:
+    """A corpus folder's truth files in name order; the selection split only when asked."""
+    every = [json.loads(p.read_text("utf-8")) for p in sorted(folder.glob("*.truth.json"))]
+    return [t for t in every if selection or t.get("split") != SELECTION]
+
+
 def _traces(
-    names: list[str], embedders: dict[str, Any], recorded: dict[str, int | None]
+    names: list[str],
+    embedders: dict[str, Any],
+    recorded: dict[str, int | None],
+    selection: bool,
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, int]]]:
     """Rows for the trace corpus (format × config × split), and the paired comparison of each
     format with the recording-API corpus under the default ranking."""
-    truths = [json.loads(p.read_text("utf-8")) for p in sorted(TRACES.glob("*.truth.json"))]
+    truths = _truths(TRACES, selection)
     configs = [("mock", "upstream")] + [(e, "upstream") for e in names if e != "mock"]
     configs += [(e, "evidence-first") for e in names]
     configs += [(e, "learned") for e in names]
@@ -140,10 +150,7 @@ def _traces(
         splits.setdefault(t["split"], []).append(i)
     paired: dict[str, dict[str, int]] = {}
     folders = {fmt: folder for folder, formats in CORPORA for fmt in formats}
-    by_folder = {
-        folder: [json.loads(p.read_text("utf-8")) for p in sorted(folder.glob("*.truth.json"))]
-        for folder, _ in CORPORA
-    }
+    by_folder = {folder: _truths(folder, selection) for folder, _ in CORPORA}
     for fmt in FORMATS:
         folder = folders[fmt]
         corpus = by_folder[folder]
@@ -192,13 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true", help="list each config's misses")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-traces", action="store_true", help="skip the trace-importer corpus")
+    ap.add_argument("--select", action="store_true", help="also the selection split (not a test)")
     args = ap.parse_args(argv)
     names = [e for e in args.embedders.split(",") if e]
     # afp's default is wordllama when the extra is installed: whichever order the list is in,
     # that embedder's evidence-first row is the one marked and compared with the traces
     if "wordllama" in names:
         names = [e for e in names if e != "wordllama"] + ["wordllama"]
-    truths = [json.loads(p.read_text("utf-8")) for p in sorted(CASES.glob("*.truth.json"))]
+    truths = _truths(CASES, args.select)
     if not truths:
         print(f"no cases in {CASES}; run benchmarks/planted/generate.py", file=sys.stderr)
         return 2
@@ -273,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_traces:
         default = f"{names[-1]} × evidence-first (all signals)"
         by_id = {t["scenario"]: r for t, r in zip(truths, ranks[default], strict=True)}
-        trace_rows, paired = _traces(names, embedders, by_id)
+        trace_rows, paired = _traces(names, embedders, by_id, args.select)
     if args.json:
         print(json.dumps({"rows": rows, "traces": trace_rows, "paired": paired}, indent=1))
         return 0

@@ -4,6 +4,7 @@
     python3 benchmarks/ranking_accuracy.py            # train and dev splits
     python3 benchmarks/ranking_accuracy.py --test     # and the frozen test split: once per round
     python3 benchmarks/ranking_accuracy.py --test --planted   # and the older planted splits
+    python3 benchmarks/ranking_accuracy.py --select   # the selection split (selection data)
 
 Rows: the learned ranking (``--ranking learned``, the packaged model), today's evidence-first
 weights (``--ranking evidence-first``) and upstream's report (``--upstream``: mock embedder,
@@ -11,7 +12,9 @@ upstream ranking), each per split and per trace convention (OTLP under the GenAI
 OTLP under OpenInference, chat transcript) and over all three. ``--planted`` adds the older
 planted-culprit corpus (``benchmarks/planted``: its ``main`` split, which the learned model is
 trained on, and the held-out splits ``heldout`` … ``heldout6``, which it never saw) in its five
-formats (the three above, Langfuse and LangSmith exports). A planted source past the first
+formats (the three above, Langfuse and LangSmith exports). The planted ``select`` split is the
+fourth round's selection data (the model is chosen on it), so ``--planted`` leaves it out and only
+``--select`` shows it, after the other rows and named as selection data. A planted source past the first
 12 suspects (``afp bisect``'s default cut) is a miss. The intervals are 95 % percentile bootstrap
 intervals resampling *domains* (the unit the splits were drawn by; 2,000 resamples, seeded), so
 they include the spread between domains, not only between cases. The learned ranks are computed
@@ -32,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "ranking"))
 
-from ranking_cases import MAX_SUSPECTS, load_cases, load_planted_cases  # noqa: E402
+from ranking_cases import MAX_SUSPECTS, SELECTION, load_cases, load_planted_cases  # noqa: E402
 
 from agentbisect.bisect.evidence.learned import probabilities  # noqa: E402
 
@@ -117,15 +120,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--test", action="store_true", help="also score the frozen test split")
     ap.add_argument("--refresh", action="store_true", help="measure the corpus again")
     ap.add_argument("--planted", action="store_true", help="also the older planted splits")
+    ap.add_argument("--select", action="store_true", help="also the selection split (not a test)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     cases = load_cases(args.embedder, refresh=args.refresh)
     splits = ["train", "dev"] + (["test"] if args.test else [])
     cases = [c for c in cases if c["split"] in splits]
-    if args.planted:
+    if args.planted or args.select:
         older = load_planted_cases(args.embedder, refresh=args.refresh)
-        cases += older
-        splits += sorted({c["split"] for c in older}, key=lambda k: (k != "main", k))
+        # the selection split is never one of the test rows: it is shown only when asked, last
+        named = sorted({c["split"] for c in older} - {SELECTION}, key=lambda k: (k != "main", k))
+        shown = (named if args.planted else []) + ([SELECTION] if args.select else [])
+        cases += [c for c in older if c["split"] in shown]
+        splits += shown
     for c in cases:
         c["learned"] = learned_rank(c)
     rows = table(cases, splits)
@@ -144,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         (a, b), (c, d), (e, f) = r["ci"]
+        split = f"{SELECTION} (selection data)" if r["split"] == SELECTION else r["split"]
         print(
-            f"| {r['split']} | {r['convention']} | {r['ranking']} | {r['n']} | "
+            f"| {split} | {r['convention']} | {r['ranking']} | {r['n']} | "
             f"{pct(r['top1'], a, b)} | {pct(r['top3'], c, d)} | "
             f"{r['mrr']:.3f} [{e:.3f}–{f:.3f}] |"
         )

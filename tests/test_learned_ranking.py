@@ -163,9 +163,9 @@ def test_packaged_model_fits_the_features_and_is_finite() -> None:
 
 
 def test_packaged_model_is_what_the_fit_gives_on_its_committed_inputs() -> None:
-    """``fit_ranking.py`` writes the measured cases it fits on (train, dev, main) beside the
-    model; refitting from them — features, standardization, every penalty, the choice on dev and
-    main — must give the packaged file byte for byte (``--check`` without ``--from-inputs`` also
+    """``fit_ranking.py`` writes the measured cases it fits and chooses on (train, main, dev,
+    select) beside the model; refitting from them — features, standardization, every candidate,
+    the choice on dev and select — must give the packaged file byte for byte (``--check`` without ``--from-inputs`` also
     holds the inputs to the corpus, where the corpus is generated)."""
     pytest.importorskip("numpy")
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS",)}
@@ -223,10 +223,11 @@ def test_the_prior_is_todays_evidence_score_and_an_infinite_penalty_keeps_only_i
     assert fit_ranking.fit(data, 1.0, free=(k,))[3] > 0.5  # a finite penalty lets it in
 
 
-def test_a_sparse_fit_moves_only_its_cues_and_the_packaged_model_only_its_chosen_ones() -> None:
-    """The third round fits the evidence score plus a few declared cues: the features outside
-    ``active`` keep weight 0 even where they decide, and the packaged model's non-zero weights are
-    the prior and the cues the selection rule chose (none of them naming a domain, tool or word)."""
+def test_a_sparse_fit_moves_only_its_cues_and_the_packaged_model_is_a_declared_candidate() -> None:
+    """The sparse family fits the evidence score plus a few declared cues: the features outside
+    ``active`` keep weight 0 even where they decide. The packaged model is one of the fourth
+    round's 293 declared candidates: a sparse one moves only the prior and its chosen cues; a
+    shrink or full one may move every feature (none of them names a domain, tool or word)."""
     np = pytest.importorskip("numpy")
     import fit_ranking
 
@@ -247,9 +248,17 @@ def test_a_sparse_fit_moves_only_its_cues_and_the_packaged_model_only_its_chosen
     m = model()
     moved = {f for f, v in zip(m.features, m.weights, strict=True) if v}
     assert PRIOR in moved
-    assert moved - {PRIOR} == set(m.about["chosenCues"]) <= set(fit_ranking.CUES)
-    assert len(m.about["chosenCues"]) <= 3
     assert len(fit_ranking.subsets()) == 25
+    declared = fit_ranking.candidates()
+    assert len(declared) == 293 == m.about["candidates"]
+    family = m.about["chosenFamily"]
+    if family in ("sparse", "evidence-alone"):
+        assert moved - {PRIOR} == set(m.about["chosenCues"]) <= set(fit_ranking.CUES)
+        assert len(m.about["chosenCues"]) <= 3
+    else:
+        assert m.about["chosenCues"] == [] and moved <= set(FEATURES)
+    if family != "evidence-alone":
+        assert (family, tuple(m.about["chosenCues"]), m.about["penalty"]) in declared
 
 
 def test_call_share_counts_the_lines_that_are_tool_requests() -> None:

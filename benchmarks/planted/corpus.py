@@ -2,7 +2,8 @@
 
 ``scenarios/<split>.json`` holds one scenario set (``main``, then the held-out sets ``heldout``,
 ``heldout2`` …; a new split is one new file), each with an ``about`` saying how and when it was
-written. ``expected.json`` holds the right answers the accuracy benchmark scores against.
+written. ``select`` (``SELECTION``) is not a held-out split: it is the learned ranking's selection
+data (issue 29, fourth round), so the accuracy benchmarks keep it out of their test tables. ``expected.json`` holds the right answers the accuracy benchmark scores against.
 
 Every scenario lists the sources an agent saw, in the order it saw them. Exactly one, marked
 ``"planted": true``, carries the wrong fact the final answer repeats (in its own words, as models
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+# the split a ranking round chooses its model on: selection data, never a test table's row
+SELECTION = "select"
 KINDS = ("tool", "fact", "rag", "memory", "instructions", "steering", "skill", "llm")
 
 

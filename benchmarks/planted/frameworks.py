@@ -45,14 +45,15 @@ FRAMEWORKS = ("pydantic-ai", "openllmetry", "adk")
 
 
 def scripts() -> list[dict[str, Any]]:
-    """Every scenario without an earlier-LLM-output source, as a framework-neutral script."""
+    """Every scenario without an earlier-LLM-output source, as a framework-neutral script (the
+    selection split left out: it is the learned ranking's selection data, not a test set)."""
     sys.path.insert(0, str(HERE))
-    from corpus import EVERY
+    from corpus import EVERY, SELECTION
     from traces import DOC_KINDS, _doc_para, conversation
 
     out = []
     for sc, split in EVERY:
-        if any(s.kind == "llm" for s in sc.sources):
+        if split == SELECTION or any(s.kind == "llm" for s in sc.sources):
             continue
         conv = conversation(sc)
         turns: list[Any] = []

@@ -16,6 +16,7 @@ names a suspect: ``source`` (runtimeStageId), ``kind`` and the label id
 ``scenarios/heldout.json`` adds scenarios written after the scorer's design was settled
 (``"split": "heldout"`` in their truth files); ``heldout2.json`` to ``heldout6.json`` further such
 sets in new domains (``"split": "heldout2"`` … ``"heldout6"``). The benchmark reports each apart.
+``select.json`` (``"split": "select"``) is the learned ranking's selection data, not a test split.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks" / "planted"))
+
+from corpus import SELECTION  # noqa: E402, F401  (re-exported: the selection split's one name)
 
 from agentbisect.bisect.embed.choose import embed_many, resolve_embedder  # noqa: E402
 from agentbisect.bisect.evidence.rank import (  # noqa: E402
@@ -101,8 +104,9 @@ PLANTED = (
 def load_planted_cases(
     embedder: str = "wordllama", *, refresh: bool = False
 ) -> list[dict[str, Any]]:
-    """The older planted-culprit corpus (``benchmarks/planted``: its ``main`` split and the
-    held-out splits) as traces and exports, measured the same way (cached per embedder)."""
+    """The older planted-culprit corpus (``benchmarks/planted``: its ``main`` split, the
+    held-out splits and the ``SELECTION`` split) as traces and exports, measured the same way
+    (cached per embedder)."""
     cache = CACHE / f"planted-cases.{embedder}.json"
     if cache.exists() and not refresh:
         return list(json.loads(cache.read_text("utf-8")))

@@ -1,8 +1,8 @@
-"""The learned ranking: today's evidence score with a few declared cues beside it (``features.py``;
-every other feature's weight is 0), combined by a model fitted on the ranking corpus's train
-split and the planted main set (``benchmarks/fit_ranking.py``: the cues and their penalty chosen
-on dev and on main cross-validated; with none the model is the evidence score alone and orders
-exactly as ``evidence-first``).
+"""The learned ranking: today's evidence score with the other features (``features.py``) beside
+it, combined by a model fitted on the ranking corpus's train split and the planted main set
+(``benchmarks/fit_ranking.py``: which features move and their penalty chosen among declared
+candidates on dev and on the blind planted selection set; with none the model is the evidence
+score alone and orders exactly as ``evidence-first``).
 
 The model is a conditional logit: a suspect's score is a weighted sum of its standardized features,
 and one localization's content-backed suspects compete through a softmax over those scores, so
