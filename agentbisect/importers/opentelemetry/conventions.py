@@ -27,6 +27,7 @@ import msgspec
 from msgspec import Struct
 
 from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, LogRecord, Span
+from agentbisect.importers.opentelemetry.stringified import retyped
 from agentbisect.importers.texts import REDACTED, as_text, decorated_call, text_of
 
 # (call_llm: mozilla-ai's any-agent, for every framework it wraps)
@@ -454,6 +455,15 @@ def message_from(obj: Any, role: str = "") -> Message:
                 add(Part("tool_result", _item_text(resp), text_of(p.get("id"))))
             else:
                 add(Part("text", text_of(p.get("content", p.get("text", "")))))
+        # LiteLLM's OTel callback writes parts beside the OpenAI form's message-level keys: a
+        # reply's calls in ``tool_calls`` (its parts empty), a tool message's result as a text
+        # part with the call's ``tool_call_id`` on the message
+        calls = obj.get("tool_calls")
+        if isinstance(calls, list):
+            read.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
+        call_id = obj.get("tool_call_id")
+        if role == "tool" and call_id and read and all(p.kind == "text" for p in read):
+            read = [Part("tool_result", "\n".join(p.text for p in read), text_of(call_id))]
         return Message(role, read, text_of(obj.get("name")))
     msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
@@ -581,6 +591,14 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
         elif content is not None:
             msg.parts.append(Part("text", text_of(content)))
+        if "function_call.name" in g:  # (OpenAI's legacy single call: LiteLLM's callback)
+            msg.parts.append(
+                Part(
+                    "tool_call",
+                    name=text_of(g["function_call.name"]),
+                    arguments=as_text(g.get("function_call.arguments")),
+                )
+            )
         for c in indexed(g, "tool_calls"):
             c = {k.removeprefix("tool_call."): v for k, v in c.items()}
             msg.parts.append(
@@ -751,6 +769,8 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             call.output_tokens = _int(usage.get("output_tokens"))
         call.model = call.model or text_of(_mlflow_value(a, "mlflow.llm.model"))
     reasons = a.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):  # (LiteLLM's callback writes the array as its JSON text)
+        reasons = retyped("gen_ai.response.finish_reasons", reasons)
     if isinstance(reasons, list) and reasons:
         call.finish_reason = text_of(reasons[0])
     elif isinstance(reasons, str):
@@ -944,11 +964,15 @@ def read_llm_content(span: Span, reading: Reading) -> None:
         )
         if call.inputs:
             call.content_source = call.content_source or "indexed attributes"
-    if not call.outputs:
-        call.outputs = _indexed_messages(a, "gen_ai.completion", oi=False) or _indexed_messages(
+    if not any(m.parts for m in call.outputs):
+        # (nothing, or a reply of no parts: LiteLLM's callback leaves a tool-calling reply's
+        # gen_ai.output.messages empty and writes its call as gen_ai.completion.0.function_call)
+        outputs = _indexed_messages(a, "gen_ai.completion", oi=False) or _indexed_messages(
             a, "llm.output_messages", oi=True
         )
-        if call.outputs:
+        if outputs or not call.outputs:
+            call.outputs = outputs
+        if outputs:
             call.content_source = call.content_source or "indexed attributes"
         for m in call.outputs:
             if m.role == "user":  # indexed completions often omit the role
