@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -423,6 +424,37 @@ def _gemini_part(p: dict[str, Any]) -> Part:
     return Part("text", text_of(p.get("text", p.get("content", ""))))
 
 
+# DSPy's ChatAdapter writes a module's inputs into one user message, each field under its marker
+# ("[[ ## question ## ]]"); ReAct's trajectory among them holds each tool's result as a field
+# "observation_N", and the message ends with the adapter's request for the output fields.
+_DSPY_OBSERVATION = re.compile(r"^\[\[ ## observation_\d+ ## \]\]\n", re.MULTILINE)
+_DSPY_FIELD = re.compile(r"\n\n\[\[ ## \w+ ## \]\]\n|\n\nRespond with the corresponding output fields")
+
+
+def _text_parts(text: str) -> list[Part]:
+    """A message's text as parts: one text part, or — a DSPy ChatAdapter message carrying a
+    ReAct trajectory — its tool results (each observation field) as tool results (no call id:
+    inline) among the text, so that each is tied to its tool span as any other result is. The
+    parts joined by newlines (``Message.text``) are the text again: each cut is at a newline."""
+    if "[[ ## observation_" not in text:
+        return [Part("text", text)]
+    parts: list[Part] = []
+    at = 0
+    for m in _DSPY_OBSERVATION.finditer(text):
+        if m.start() < at:
+            continue
+        end = _DSPY_FIELD.search(text, m.end())
+        stop = end.start() if end else len(text)
+        parts.append(Part("text", text[at : m.end() - 1]))
+        parts.append(Part("tool_result", text[m.end() : stop]))
+        at = stop + 1  # (past the newline the join puts back)
+    if not parts:
+        return [Part("text", text)]
+    if at <= len(text):
+        parts.append(Part("text", text[at:]))
+    return parts
+
+
 def message_from(obj: Any, role: str = "") -> Message:
     """One message in any of the forms the conventions use (parts form, OpenAI form, event body)."""
     if not isinstance(obj, dict):
@@ -497,7 +529,7 @@ def message_from(obj: Any, role: str = "") -> Message:
     if role == "tool":
         msg.parts.append(Part("tool_result", text, id=call_id))
     elif text or content is not None:
-        msg.parts.append(Part("text", text))
+        msg.parts.extend(_text_parts(text))
     calls = obj.get("tool_calls")
     if isinstance(calls, list):
         msg.parts.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
@@ -590,7 +622,7 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
         if role == "tool":
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
         elif content is not None:
-            msg.parts.append(Part("text", text_of(content)))
+            msg.parts.extend(_text_parts(text_of(content)))
         if "function_call.name" in g:  # (OpenAI's legacy single call: LiteLLM's callback)
             msg.parts.append(
                 Part(
@@ -1234,6 +1266,8 @@ def _tool(span: Span) -> ToolCall:
     )
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
+        # (OpenInference's DSPy spans name a tool by its Tool.__call__: "lookup_order.__call__")
+        name = name.removesuffix(".__call__") or name
     call = ToolCall(
         name=name,
         call_id=text_of(
