@@ -51,8 +51,12 @@ TRUTHS = sorted(
         "crewai",
         "langgraph",
         "autogen",
+        "litellm",
+        "dspy",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
+    # (a file of one trace per request: tests/test_framework_traces_sweep2.py)
+    if json.loads(t.read_text()).get("traces", 1) == 1
 )
 FILES = [(t, t.parent / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
 
@@ -310,7 +314,7 @@ def test_unrecorded_replies_and_usage_are_said() -> None:
 # API under OpenInference's and OpenLLMetry's.
 CLIENT_ONLY = sorted(
     t
-    for d in ("logfire", "openai_responses", "anthropic")
+    for d in ("logfire", "openai_responses", "anthropic", "openlit")
     for t in (FIXTURES / d).glob("*.truth.json")
 )
 

@@ -1,0 +1,147 @@
+"""Traces of the second robustness sweep, each made by its directory's generate.py with the real
+library against the scripted fake model: LiteLLM's own OpenTelemetry callback
+(``fixtures/litellm/``), DSPy's ReAct under OpenInference (``fixtures/dspy/``) and OpenLIT
+(``fixtures/openlit/``). The counts, the planted source and the round trip of the fixtures that
+hold one trace are checked with the first sweep's in ``test_framework_traces.py``; each test
+here says what afp misread before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agentbisect.importers.opentelemetry.conventions import _text_parts, message_from
+from tests.conftest import FIXTURES, cli
+
+LITELLM = FIXTURES / "litellm" / "litellm-otel.tool-planted.otlp.json"
+DSPY = FIXTURES / "dspy" / "dspy-react.tool-planted.otlp.json"
+
+
+def _truth(trace: Path) -> Any:
+    return json.loads(trace.with_name(trace.name.replace(".otlp.json", ".truth.json")).read_text())
+
+
+def _json(*args: str) -> Any:
+    res = cli(*args)
+    assert res.exit_code == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def _events(*args: str) -> list[dict[str, Any]]:
+    res = cli("events", *args, "--json")
+    assert res.exit_code == 0, res.stderr
+    return [json.loads(line) for line in res.stdout.splitlines() if line]
+
+
+def _trace_ids(trace: str) -> list[str]:
+    doc = json.loads(Path(trace).read_text())
+    ids = [
+        s["traceId"] for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]
+    ]
+    return list(dict.fromkeys(ids))
+
+
+def test_litellm_callback_requests_are_read_whole_one_trace_each() -> None:
+    # LiteLLM's callback (no span of the app's around the run: one trace per request) writes the
+    # parts form with the OpenAI form's message-level keys: a tool message's result as a text part
+    # beside its tool_call_id, a reply's calls in tool_calls (parts empty) and again as
+    # gen_ai.completion.0.function_call. Before, the tool results were no suspects at all (the
+    # planted one ranked nowhere), a tool-calling reply had no call, and the stop reason was the
+    # JSON text '["tool_calls"]'.
+    truth = _truth(LITELLM)
+    trace = str(LITELLM)
+    ids = _trace_ids(trace)
+    assert len(ids) == truth["traces"] == truth["counts"]["llm_calls"]
+    runs = [_json("aggregate", trace, "--json", "--trace-id", i)["run"] for i in ids]
+    assert [r["llmCalls"] for r in runs] == [1, 1, 1]
+    assert sum(r["tokens"]["input"] for r in runs) == truth["counts"]["input_tokens_total"]
+    assert sum(r["tokens"]["output"] for r in runs) == truth["counts"]["output_tokens_total"]
+    ends = [e for i in ids for e in _events(trace, "--trace-id", i) if e["type"] == "llm.end"]
+    assert [(e["toolCallCount"], e["stopReason"]) for e in ends] == [
+        (1, "tool_calls"),
+        (1, "tool_calls"),
+        (0, "stop"),
+    ]
+    report = _json("bisect", trace, "--json", "--no-cache")  # (the last request: the answer)
+    texts = [s.get("evidence", {}).get("text") for s in report["suspects"]]
+    planted = texts.index(truth["planted_text"])
+    assert planted < 2 and report["suspects"][planted]["sourceKind"] == "tool-result"
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert notes["multiple-runs"].startswith("the file holds 3 traces")
+    assert notes["tool-results-without-spans"].startswith("2 tool result(s)")
+
+
+def test_litellm_parts_with_openai_message_keys() -> None:
+    tool = message_from(
+        {"role": "tool", "parts": [{"type": "text", "content": "42"}], "tool_call_id": "call_1"}
+    )
+    assert [(p.kind, p.text, p.id) for p in tool.parts] == [("tool_result", "42", "call_1")]
+    reply = message_from(
+        {
+            "role": "assistant",
+            "parts": [],
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        }
+    )
+    assert [(p.kind, p.id, p.name) for p in reply.parts] == [("tool_call", "call_1", "f")]
+
+
+def test_dspy_observations_are_the_tool_results_they_carry() -> None:
+    # DSPy's ChatAdapter sends each tool result inline in the one user message of a ReAct step
+    # ([[ ## observation_N ## ]]): the tool spans were no suspects, the planted result only text
+    # inside a user message; and its tool spans were named "lookup_order.__call__"
+    truth = _truth(DSPY)
+    trace = str(DSPY)
+    starts = [e for e in _events(trace) if e["type"] == "tool.start"]
+    assert [(s["toolName"], json.loads(s["args"])) for s in starts] == [
+        ("lookup_order", {"order_id": "NW-4417"}),
+        ("get_refund_policy", {"category": "footwear"}),
+        ("finish", {}),
+    ]
+    report = _json("bisect", trace, "--json", "--no-cache")
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert notes["no-token-usage"].startswith("4 of 4 LLM call(s)")
+    users = [s for s in report["suspects"] if s["sourceKind"] == "user-message"]
+    assert users and not any(truth["planted_text"] in s["evidence"]["text"] for s in users)
+    # what afp call (and replay) sends is the message as DSPy sent it, results inline
+    doc = json.loads(DSPY.read_text())
+    lm = [
+        s
+        for rs in doc["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+        if s["name"] == "LM.__call__"
+    ][-1]
+    sent = next(
+        a["value"]["stringValue"]
+        for a in lm["attributes"]
+        if a["key"] == "llm.input_messages.1.message.content"
+    )
+    request = _json("call", trace, "--at-llm", "-1", "--json")["request"]
+    assert [m["content"] for m in request["messages"] if m["role"] == "user"] == [sent]
+
+
+_FIELD = st.text(st.characters(codec="utf-8", exclude_characters="["), max_size=30)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["thought", "observation", "tool_args"]), _FIELD)))
+def test_dspy_fields_split_where_results_are_and_join_back(fields: list[tuple[str, str]]) -> None:
+    text = "\n\n".join(f"[[ ## {k}_{i} ## ]]\n{v}" for i, (k, v) in enumerate(fields))
+    parts = _text_parts(text)
+    assert "\n".join(p.text for p in parts) == text
+    results = [p.text for p in parts if p.kind == "tool_result"]
+    observed = [v for k, v in fields if k == "observation"]
+    if all("\n\n" not in v for v in observed):
+        assert results == observed
+
+
+@given(st.text(max_size=200))
+def test_any_text_joins_back(text: str) -> None:
+    assert "\n".join(p.text for p in _text_parts(text)) == text
