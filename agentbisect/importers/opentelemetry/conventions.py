@@ -102,6 +102,21 @@ MLFLOW_KINDS = {
     "EMBEDDING": "embedding",
 }
 _MLFLOW_TYPE, _MLFLOW_IN, _MLFLOW_OUT = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
+# Haystack's own tracer (``opentelemetry-haystack``'s ``OpenTelemetryTracer``): spans named by what
+# they run, content as tags with HAYSTACK_CONTENT_TRACING_ENABLED — an agent step's reply as
+# ``{"replies": [ChatMessage.to_dict()]}`` (usage and model in its ``meta``), its request as
+# Python text (not read), a tool's arguments and result as text. A component's span is a boundary
+# when the component is an agent; any other component is under spans-ignored by its type.
+HAYSTACK_SPANS = {
+    "haystack.agent.step.llm": "llm",
+    "haystack.agent.step.tool": "tool",
+    "haystack.agent.run": "agent",
+    "haystack.agent.step": "chain",
+    "haystack.pipeline.run": "chain",
+}
+_HS_TYPE = "haystack.component.type"
+_HS_REQUEST, _HS_REPLY = "haystack.agent.step.llm.input", "haystack.agent.step.llm.output"
+_HS_AGENT_OUT = "haystack.agent.output"
 
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
@@ -428,7 +443,9 @@ def _gemini_part(p: dict[str, Any]) -> Part:
 # ("[[ ## question ## ]]"); ReAct's trajectory among them holds each tool's result as a field
 # "observation_N", and the message ends with the adapter's request for the output fields.
 _DSPY_OBSERVATION = re.compile(r"^\[\[ ## observation_\d+ ## \]\]\n", re.MULTILINE)
-_DSPY_FIELD = re.compile(r"\n\n\[\[ ## \w+ ## \]\]\n|\n\nRespond with the corresponding output fields")
+_DSPY_FIELD = re.compile(
+    r"\n\n\[\[ ## \w+ ## \]\]\n|\n\nRespond with the corresponding output fields"
+)
 
 
 def _text_parts(text: str) -> list[Part]:
@@ -453,6 +470,29 @@ def _text_parts(text: str) -> list[Part]:
     if at <= len(text):
         parts.append(Part("text", text[at:]))
     return parts
+
+
+# Haystack's ChatMessage.to_dict content items: {"text"}, {"tool_call": {tool_name, arguments,
+# id}}, {"tool_call_result": {result, origin: the call, error}} (reasoning, images: no text).
+_HS_ITEMS = frozenset({"tool_call", "tool_call_result"})
+
+
+def _haystack_part(c: dict[str, Any]) -> Part:
+    call = c.get("tool_call")
+    if isinstance(call, dict):
+        return Part(
+            "tool_call",
+            "",
+            text_of(call.get("id")),
+            text_of(call.get("tool_name")),
+            as_text(call.get("arguments")),
+        )
+    result = c.get("tool_call_result")
+    if isinstance(result, dict):
+        origin = result.get("origin")
+        call_id = origin.get("id") if isinstance(origin, dict) else None
+        return Part("tool_result", as_text(result.get("result")), text_of(call_id))
+    return Part("text", text_of(c.get("text", "")))
 
 
 def message_from(obj: Any, role: str = "") -> Message:
@@ -508,6 +548,11 @@ def message_from(obj: Any, role: str = "") -> Message:
         # (text only: the message's text, read below as any other — a tool message's result)
         content = "\n".join(p.text for p in parts)
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
+    if isinstance(content, list) and any(
+        isinstance(c, dict) and _HS_ITEMS & c.keys() for c in content
+    ):
+        msg.parts = [_haystack_part(c) for c in content if isinstance(c, dict)]
+        return msg
     if isinstance(content, list) and any(
         isinstance(c, dict) and c.get("type") in _CALL_ITEMS for c in content
     ):
@@ -619,7 +664,7 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
             role = _SMOLAGENTS_ROLES[role]
         msg = Message(role, name=text_of(g.get("name")))
         call_id = text_of(g.get("tool_call_id"))
-        if role == "tool":
+        if role == "tool" and (content is not None or call_id):
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
         elif content is not None:
             msg.parts.extend(_text_parts(text_of(content)))
@@ -746,6 +791,76 @@ def _mlflow_reply(value: Any) -> list[Message]:
     return []
 
 
+def _haystack_replies(value: Any) -> list[dict[str, Any]]:
+    """An agent step's ``{"replies": [...]}`` (ChatMessage dicts); [] when it holds none."""
+    data = _json_value(value)
+    replies = data.get("replies") if isinstance(data, dict) else None
+    return [r for r in replies if isinstance(r, dict)] if isinstance(replies, list) else []
+
+
+def _haystack_meta(value: Any) -> dict[str, Any]:
+    """The first reply's ``meta`` (model, finish reason, usage); {} when unreadable (the
+    reply's reading reports it)."""
+    try:
+        replies = _haystack_replies(value)
+    except BadContent:
+        return {}
+    meta = replies[0].get("meta") if replies else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def haystack_requests(spans: list[Span]) -> int:
+    """Give each Haystack agent step's LLM span — whose request Haystack writes as Python text —
+    the messages it sent, as ``gen_ai.input.messages``: the agent's conversation (its run span's
+    ``haystack.agent.output``, JSON) up to that step's reply; the k-th step (in start order) sent
+    every message before the k-th reply. A step whose own reply is not that message gets none.
+    Returns how many were given."""
+    runs = {
+        s.span_id: s
+        for s in spans
+        if s.name == "haystack.agent.run" and _HS_AGENT_OUT in s.attributes
+    }
+    if not runs:
+        return 0
+    by_id = {s.span_id: s for s in spans}
+    steps: dict[str, list[Span]] = {}
+    for s in spans:
+        if s.name != "haystack.agent.step.llm" or "gen_ai.input.messages" in s.attributes:
+            continue
+        up = by_id.get(s.parent_id or "")
+        for _ in range(4):  # (step.llm < step < run; a wrapper or two between is allowed)
+            if up is None or up.span_id in runs:
+                break
+            up = by_id.get(up.parent_id or "")
+        if up is not None and up.span_id in runs:
+            steps.setdefault(up.span_id, []).append(s)
+    given = 0
+    for run_id, llm_spans in steps.items():
+        try:
+            data = _json_value(runs[run_id].attributes[_HS_AGENT_OUT])
+        except BadContent:
+            continue
+        msgs = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(msgs, list):
+            continue
+        replies = [
+            i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"
+        ]
+        for k, s in enumerate(sorted(llm_spans, key=lambda x: x.start_ns)):
+            if k >= len(replies):
+                break
+            try:
+                own = _haystack_replies(s.attributes.get(_HS_REPLY, "{}"))
+            except BadContent:
+                own = []
+            if own and own[0].get("content") != msgs[replies[k]].get("content"):
+                continue
+            # (a new dict: spans may share one empty attribute dict)
+            s.attributes = {**s.attributes, "gen_ai.input.messages": json.dumps(msgs[: replies[k]])}
+            given += 1
+    return given
+
+
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
@@ -794,6 +909,14 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
                 call.output_tokens = _int(
                     usage.get("completion_tokens", usage.get("output_tokens"))
                 )
+    if call.input_tokens is None and call.output_tokens is None and _HS_REPLY in a:
+        meta = _haystack_meta(a[_HS_REPLY])
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            call.input_tokens = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+            call.output_tokens = _int(usage.get("completion_tokens", usage.get("output_tokens")))
+        call.model = call.model or text_of(meta.get("model"))
+        call.finish_reason = text_of(meta.get("finish_reason"))
     if call.input_tokens is None and call.output_tokens is None and _MLFLOW_TYPE in a:
         usage = _mlflow_value(a, "mlflow.chat.tokenUsage")
         if isinstance(usage, dict):
@@ -827,6 +950,8 @@ _CONTENT_KEYS = (
     "events",
     _MLFLOW_IN,
     _MLFLOW_OUT,
+    _HS_REQUEST,
+    _HS_REPLY,
 )
 # Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
 # its only form before 2025): the request's JSON body and the response as JSON attributes.
@@ -1014,6 +1139,18 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
+    empty = sum(not m.parts for m in call.inputs)
+    if empty:
+        # (OpenInference's Haystack instrumentation writes a tool-calling reply's and a tool
+        # result's message as its role alone)
+        reading.problems.append(
+            (
+                "messages-without-content",
+                f"span {span.name!r} ({span.span_id}): {empty} of its {len(call.inputs)} input "
+                "message(s) hold a role and nothing else: the instrumentation did not record "
+                "their content, so no tool call or result is read from them",
+            )
+        )
     if not call.inputs and _ADK_REQUEST in a:
         _adk_content(a, call, bad)
     if not call.inputs and "events" in a and a.get("gen_ai.system") == "openai":
@@ -1030,6 +1167,13 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             call.content_source = call.content_source or "span attributes"
         except BadContent as exc:
             bad("input", exc)
+    if not call.outputs and _HS_REPLY in a:
+        try:
+            call.outputs = [message_from(r, "assistant") for r in _haystack_replies(a[_HS_REPLY])]
+        except BadContent as exc:
+            bad(_HS_REPLY, exc)
+    if not call.inputs and _HS_REQUEST in a:
+        bad(_HS_REQUEST, BadContent("Haystack writes the request as Python text, not JSON"))
     if not call.inputs and _MLFLOW_IN in a:
         request = _mlflow_value(a, _MLFLOW_IN)
         if isinstance(request, dict) and isinstance(request.get("messages"), list):
@@ -1197,6 +1341,7 @@ _TOOL_ARGUMENTS = (
     "ai.toolCall.args",
     "gcp.vertex.agent.tool_call_args",
     _MLFLOW_IN,
+    "haystack.agent.step.tool.input",
 )
 _TOOL_RESULTS = (
     "gen_ai.tool.call.result",
@@ -1206,6 +1351,7 @@ _TOOL_RESULTS = (
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
     _MLFLOW_OUT,
+    "haystack.agent.step.tool.output",
 )
 
 
@@ -1263,6 +1409,7 @@ def _tool(span: Span) -> ToolCall:
         or a.get("tool.name")
         or a.get("traceloop.entity.name")
         or a.get("ai.toolCall.name")
+        or a.get("haystack.tool.name")
     )
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
@@ -1446,7 +1593,16 @@ _PLAIN = {
     for role in ("other", "embedding")
     # (every convention _role names: an AI SDK span of an operation not in AI_SDK_ROLES is
     # "other" under "ai-sdk" — once a KeyError that stopped the whole import)
-    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire", "mlflow")
+    for convention in (
+        "genai",
+        "openinference",
+        "none",
+        "traceloop",
+        "ai-sdk",
+        "logfire",
+        "mlflow",
+        "haystack",
+    )
 }
 
 
@@ -1461,6 +1617,9 @@ def unread_operation(span: Span) -> str | None:
         op_name = a["ai.operationId"]
     if not isinstance(op_name, str) and isinstance(a.get(_MLFLOW_TYPE), str):
         op_name = f"mlflow.spanType={a[_MLFLOW_TYPE].strip(chr(34))}"
+    if not isinstance(op_name, str) and span.name.startswith("haystack."):
+        kind = a.get(_HS_TYPE)
+        op_name = f"haystack.component.type={kind}" if isinstance(kind, str) else span.name
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _span_role(span)[0] not in ("other", "embedding"):
@@ -1589,6 +1748,11 @@ _LLAMA_INDEX_NO_REQUEST = ("._prepare_chat_with_tools", ".get_tool_calls_from_re
 def _span_role(span: Span) -> tuple[str, str]:
     """``_role`` of the span's attributes, less the LLM-class methods that make no request."""
     role, convention = _role(span.attributes)
+    if convention == "none" and span.name.startswith("haystack."):
+        role = HAYSTACK_SPANS.get(span.name, "other")
+        if span.name == "haystack.component.run" and span.attributes.get(_HS_TYPE) == "Agent":
+            role = "chain"  # (the agent's own haystack.agent.run span inside it is the agent)
+        return role, "haystack"
     if (
         role == "llm"
         and convention == "openinference"
