@@ -53,10 +53,13 @@ TRUTHS = sorted(
         "autogen",
         "litellm",
         "dspy",
+        "haystack",
     )
     for t in (FIXTURES / d).glob("*.truth.json")
-    # (a file of one trace per request: tests/test_framework_traces_sweep2.py)
+    # (a file of one trace per request, an instrumentation that traces no tool call:
+    # tests/test_framework_traces_sweep2.py)
     if json.loads(t.read_text()).get("traces", 1) == 1
+    and json.loads(t.read_text()).get("tool_spans", True)
 )
 FILES = [(t, t.parent / f) for t in TRUTHS for f in json.loads(t.read_text())["files"]]
 

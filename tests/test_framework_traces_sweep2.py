@@ -1,7 +1,8 @@
 """Traces of the second robustness sweep, each made by its directory's generate.py with the real
 library against the scripted fake model: LiteLLM's own OpenTelemetry callback
-(``fixtures/litellm/``), DSPy's ReAct under OpenInference (``fixtures/dspy/``) and OpenLIT
-(``fixtures/openlit/``). The counts, the planted source and the round trip of the fixtures that
+(``fixtures/litellm/``), DSPy's ReAct under OpenInference (``fixtures/dspy/``), OpenLIT
+(``fixtures/openlit/``) and a Haystack agent under Haystack's own tracer and OpenInference's
+(``fixtures/haystack/``). The counts, the planted source and the round trip of the fixtures that
 hold one trace are checked with the first sweep's in ``test_framework_traces.py``; each test
 here says what afp misread before.
 """
@@ -20,6 +21,8 @@ from tests.conftest import FIXTURES, cli
 
 LITELLM = FIXTURES / "litellm" / "litellm-otel.tool-planted.otlp.json"
 DSPY = FIXTURES / "dspy" / "dspy-react.tool-planted.otlp.json"
+HAYSTACK = FIXTURES / "haystack" / "haystack-native.tool-planted.otlp.json"
+HAYSTACK_OI = FIXTURES / "haystack" / "haystack-openinference.tool-planted.otlp.json"
 
 
 def _truth(trace: Path) -> Any:
@@ -126,6 +129,50 @@ def test_dspy_observations_are_the_tool_results_they_carry() -> None:
     )
     request = _json("call", trace, "--at-llm", "-1", "--json")["request"]
     assert [m["content"] for m in request["messages"] if m["role"] == "user"] == [sent]
+
+
+def test_haystack_native_spans_are_read_and_each_request_is_the_conversation_so_far() -> None:
+    # Haystack's own spans (haystack.agent.step.llm / .tool / haystack.agent.run) follow no
+    # convention afp knew: the run read as 0 calls (no-genai-spans). Each step writes its request
+    # as Python text; the agent's run span holds the conversation as JSON, and the k-th step
+    # sent every message before the k-th reply.
+    trace = str(HAYSTACK)
+    report = _json("bisect", trace, "--json", "--no-cache")
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert notes["requests-from-agent"].startswith("3 LLM request(s)")
+    assert "content-not-captured" not in notes and "spans-ignored" not in notes
+    system = [
+        s["evidence"]["text"] for s in report["suspects"] if s["sourceKind"] == "system-prompt"
+    ]
+    assert "You are Ada, the customer-support agent of Northwind Outfitters." in system
+    request = _json("call", trace, "--at-llm", "1", "--json")["request"]
+    assert [m["role"] for m in request["messages"]] == ["system", "user", "assistant", "tool"]
+    assert request["messages"][2]["tool_calls"][0]["id"] == request["messages"][3]["tool_call_id"]
+    ends = [e for e in _events(trace) if e["type"] == "llm.end"]
+    assert [(e["toolCallCount"], e["stopReason"]) for e in ends] == [
+        (1, "tool_calls"),
+        (1, "tool_calls"),
+        (0, "stop"),
+    ]
+
+
+def test_haystack_openinference_messages_of_a_role_alone_are_said() -> None:
+    # OpenInference's Haystack instrumentation (0.1.46, Haystack 3.4) writes a tool-calling reply
+    # and a tool result as their role alone and makes no tool span: each tool message was read as
+    # an empty tool result (a suspect with no text, counted as one spanless result)
+    truth = _truth(HAYSTACK_OI)
+    trace = str(HAYSTACK_OI)
+    run = _json("aggregate", trace, "--json")["run"]
+    assert (run["llmCalls"], run["toolCalls"]) == (truth["counts"]["llm_calls"], 0)
+    assert run["tokens"] == {
+        "input": truth["counts"]["input_tokens_total"],
+        "output": truth["counts"]["output_tokens_total"],
+    }
+    report = _json("bisect", trace, "--json", "--no-cache")
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert "hold a role and nothing else" in notes["messages-without-content"]
+    assert "tool-results-without-spans" not in notes
+    assert not [s for s in report["suspects"] if s["sourceKind"] == "tool-result"]
 
 
 _FIELD = st.text(st.characters(codec="utf-8", exclude_characters="["), max_size=30)
