@@ -1,8 +1,9 @@
 """Traces of the second robustness sweep, each made by its directory's generate.py with the real
 library against the scripted fake model: LiteLLM's own OpenTelemetry callback
 (``fixtures/litellm/``), DSPy's ReAct under OpenInference (``fixtures/dspy/``), OpenLIT
-(``fixtures/openlit/``) and a Haystack agent under Haystack's own tracer and OpenInference's
-(``fixtures/haystack/``). The counts, the planted source and the round trip of the fixtures that
+(``fixtures/openlit/``), a Haystack agent under Haystack's own tracer and OpenInference's
+(``fixtures/haystack/``) and a Semantic Kernel agent under its own GenAI diagnostics
+(``fixtures/semantic_kernel/``). The counts, the planted source and the round trip of the fixtures that
 hold one trace are checked with the first sweep's in ``test_framework_traces.py``; each test
 here says what afp misread before.
 """
@@ -16,13 +17,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentbisect.importers.opentelemetry.conventions import _text_parts, message_from
+from agentbisect.importers.opentelemetry.conventions import _body, _text_parts, message_from
 from tests.conftest import FIXTURES, cli
 
 LITELLM = FIXTURES / "litellm" / "litellm-otel.tool-planted.otlp.json"
 DSPY = FIXTURES / "dspy" / "dspy-react.tool-planted.otlp.json"
 HAYSTACK = FIXTURES / "haystack" / "haystack-native.tool-planted.otlp.json"
 HAYSTACK_OI = FIXTURES / "haystack" / "haystack-openinference.tool-planted.otlp.json"
+SK = FIXTURES / "semantic_kernel" / "semantic-kernel.tool-planted.otlp.json"
 
 
 def _truth(trace: Path) -> Any:
@@ -173,6 +175,40 @@ def test_haystack_openinference_messages_of_a_role_alone_are_said() -> None:
     assert "hold a role and nothing else" in notes["messages-without-content"]
     assert "tool-results-without-spans" not in notes
     assert not [s for s in report["suspects"] if s["sourceKind"] == "tool-result"]
+
+
+def test_semantic_kernel_messages_logged_as_json_text_are_read() -> None:
+    # Semantic Kernel logs each message of a call as its JSON text (the log record's body a
+    # string): each message was read as that text — the tool results were no tool results, the
+    # planted one ranked nowhere, and no reply had its tool calls
+    truth = _truth(SK)
+    logs = ["--logs", str(SK.with_name(truth["logs"]))]
+    run = _json("aggregate", str(SK), "--json", *logs)["run"]
+    want = truth["counts"]
+    assert (run["llmCalls"], run["toolCalls"]) == (want["llm_calls"], want["tool_calls"])
+    assert run["tokens"] == {
+        "input": want["input_tokens_total"],
+        "output": want["output_tokens_total"],
+    }
+    ends = [e for e in _events(str(SK), *logs) if e["type"] == "llm.end"]
+    assert [e["toolCallCount"] for e in ends] == [1, 1, 0]
+    report = _json("bisect", str(SK), "--json", "--no-cache", *logs)
+    top = report["suspects"][0]
+    assert top["source"].startswith("execute_tool:" + truth["planted"]["tool"] + "#")
+    assert top["evidence"]["text"] == truth["planted_text"]
+    assert "matched-by-structure" not in {f["flag"] for f in report["honestyFlags"]}
+    # without the log records the spans hold no content, and afp says where it is
+    bare = _json("aggregate", str(SK), "--json")
+    notes = {f["flag"]: f["note"] for f in bare["honestyFlags"]}
+    assert "--logs" in notes["content-not-captured"]
+
+
+def test_a_message_body_that_is_json_text_is_the_message() -> None:
+    body = '{"role": "tool", "content": "42", "tool_call_id": "call_1"}'
+    parts = message_from(_body(body), "tool").parts
+    assert [(p.kind, p.text, p.id) for p in parts] == [("tool_result", "42", "call_1")]
+    # any other text stays the text it was
+    assert _body('{"a": 1}') == '{"a": 1}' and _body("{not json") == "{not json"
 
 
 _FIELD = st.text(st.characters(codec="utf-8", exclude_characters="["), max_size=30)

@@ -1318,8 +1318,18 @@ def sent_tool_results(span: Span) -> dict[str, str]:
     }
 
 
+# (Semantic Kernel logs each message as its JSON text: the record's body is that string)
+_BODY_KEYS = frozenset({"role", "content", "message", "tool_calls"})
+
+
 def _body(src: Any) -> Any:
-    """An event body or attribute set; content may be nested as a JSON string."""
+    """An event body or attribute set; content may be nested as a JSON string, and a body may be
+    the JSON text of the message itself."""
+    if isinstance(src, str) and src[:1] == "{":
+        with contextlib.suppress(ValueError):
+            decoded = json.loads(src)
+            if isinstance(decoded, dict) and _BODY_KEYS & decoded.keys():
+                src = decoded
     if isinstance(src, dict):
         out = {
             k: v for k, v in src.items() if not k.startswith("gen_ai.system") and k != "event.name"
