@@ -81,6 +81,17 @@ def test_litellm_callback_requests_are_read_whole_one_trace_each() -> None:
     assert notes["tool-results-without-spans"].startswith("2 tool result(s)")
 
 
+def test_litellm_raw_request_spans_are_said_not_dropped() -> None:
+    # each request's raw_gen_ai_request child (the provider's request and response as Python
+    # text) was dropped without a word — and under an app's own span, where the callback writes
+    # each request's attributes onto that span (the last after it ended), those children are all
+    # that is left of the other requests
+    for i in _trace_ids(str(LITELLM)):
+        out = _json("aggregate", str(LITELLM), "--json", "--trace-id", i)
+        notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
+        assert "(raw_gen_ai_request ×1)" in notes["spans-ignored"]
+
+
 def test_litellm_parts_with_openai_message_keys() -> None:
     tool = message_from(
         {"role": "tool", "parts": [{"type": "text", "content": "42"}], "tool_call_id": "call_1"}

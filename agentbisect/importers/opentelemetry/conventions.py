@@ -117,6 +117,11 @@ HAYSTACK_SPANS = {
 _HS_TYPE = "haystack.component.type"
 _HS_REQUEST, _HS_REPLY = "haystack.agent.step.llm.input", "haystack.agent.step.llm.output"
 _HS_AGENT_OUT = "haystack.agent.output"
+# LiteLLM's callback makes a raw_gen_ai_request span per request, the provider's raw request and
+# response as Python text (``llm.openai.messages`` …): not read — the request is its
+# litellm_request parent's, or, where the callback wrote that onto an app's own span (it does so
+# under any active span, each request over the last), it is lost; said under spans-ignored.
+_LITELLM_RAW = "raw_gen_ai_request"
 
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
@@ -1630,6 +1635,8 @@ def unread_operation(span: Span) -> str | None:
     if not isinstance(op_name, str) and span.name.startswith("haystack."):
         kind = a.get(_HS_TYPE)
         op_name = f"haystack.component.type={kind}" if isinstance(kind, str) else span.name
+    if not isinstance(op_name, str) and span.name == _LITELLM_RAW:
+        op_name = span.name
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _span_role(span)[0] not in ("other", "embedding"):
