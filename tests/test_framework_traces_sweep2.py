@@ -92,6 +92,15 @@ def test_litellm_raw_request_spans_are_said_not_dropped() -> None:
         assert "(raw_gen_ai_request ×1)" in notes["spans-ignored"]
 
 
+def test_openlit_decorated_functions_are_said_not_dropped() -> None:
+    # @openlit.trace spans (the app's tools and agent function: a return value as plain text in
+    # gen_ai.output.messages, arguments as Python text) name no operation: they were dropped
+    # without a word, while the flag said only the model calls were traced
+    trace = FIXTURES / "openlit" / "openlit.tool-planted.otlp.json"
+    notes = {f["flag"]: f["note"] for f in _json("aggregate", str(trace), "--json")["honestyFlags"]}
+    assert "(@openlit.trace ×3)" in notes["spans-ignored"]
+
+
 def test_litellm_parts_with_openai_message_keys() -> None:
     tool = message_from(
         {"role": "tool", "parts": [{"type": "text", "content": "42"}], "tool_call_id": "call_1"}

@@ -122,6 +122,9 @@ _HS_AGENT_OUT = "haystack.agent.output"
 # litellm_request parent's, or, where the callback wrote that onto an app's own span (it does so
 # under any active span, each request over the last), it is lost; said under spans-ignored.
 _LITELLM_RAW = "raw_gen_ai_request"
+# OpenLIT's ``@openlit.trace`` decorator marks any function alike (its return value as plain text
+# in gen_ai.output.messages, its arguments as Python text in function.kwargs): which are tools is
+# not said, so none is read as one; said under spans-ignored.
 
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
@@ -1637,6 +1640,8 @@ def unread_operation(span: Span) -> str | None:
         op_name = f"haystack.component.type={kind}" if isinstance(kind, str) else span.name
     if not isinstance(op_name, str) and span.name == _LITELLM_RAW:
         op_name = span.name
+    if not isinstance(op_name, str) and span.scope == "openlit" and "function.kwargs" in a:
+        op_name = "@openlit.trace"
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _span_role(span)[0] not in ("other", "embedding"):
