@@ -2,8 +2,9 @@
 library against the scripted fake model: LiteLLM's own OpenTelemetry callback
 (``fixtures/litellm/``), DSPy's ReAct under OpenInference (``fixtures/dspy/``), OpenLIT
 (``fixtures/openlit/``), a Haystack agent under Haystack's own tracer and OpenInference's
-(``fixtures/haystack/``) and a Semantic Kernel agent under its own GenAI diagnostics
-(``fixtures/semantic_kernel/``). The counts, the planted source and the round trip of the fixtures that
+(``fixtures/haystack/``) a Semantic Kernel agent under its own GenAI diagnostics
+(``fixtures/semantic_kernel/``) and a Google GenAI SDK chat under
+``opentelemetry-instrumentation-google-genai`` (``fixtures/google_genai/``). The counts, the planted source and the round trip of the fixtures that
 hold one trace are checked with the first sweep's in ``test_framework_traces.py``; each test
 here says what afp misread before.
 """
@@ -25,6 +26,7 @@ DSPY = FIXTURES / "dspy" / "dspy-react.tool-planted.otlp.json"
 HAYSTACK = FIXTURES / "haystack" / "haystack-native.tool-planted.otlp.json"
 HAYSTACK_OI = FIXTURES / "haystack" / "haystack-openinference.tool-planted.otlp.json"
 SK = FIXTURES / "semantic_kernel" / "semantic-kernel.tool-planted.otlp.json"
+GENAI = FIXTURES / "google_genai" / "google-genai.tool-planted.otlp.json"
 
 
 def _truth(trace: Path) -> Any:
@@ -221,6 +223,26 @@ def test_semantic_kernel_messages_logged_as_json_text_are_read() -> None:
     bare = _json("aggregate", str(SK), "--json")
     notes = {f["flag"]: f["note"] for f in bare["honestyFlags"]}
     assert "--logs" in notes["content-not-captured"]
+
+
+def test_google_genai_automatic_function_calling_is_read_as_it_was_sent() -> None:
+    # read by the current GenAI conventions as they were (no fix needed): the SDK's own loop, one
+    # generate_content span per request, no tool span; a function's return value goes back to
+    # the model wrapped as {"result": …}, and that is the tool result's text
+    truth = _truth(GENAI)
+    run = _json("aggregate", str(GENAI), "--json")["run"]
+    want = truth["counts"]
+    assert (run["llmCalls"], run["toolCalls"]) == (want["llm_calls"], 0)
+    assert run["tokens"] == {
+        "input": want["input_tokens_total"],
+        "output": want["output_tokens_total"],
+    }
+    report = _json("bisect", str(GENAI), "--json", "--no-cache")
+    top = report["suspects"][0]
+    assert top["sourceKind"] == "tool-result"
+    assert json.loads(top["evidence"]["text"]) == {"result": truth["planted_text"]}
+    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
+    assert notes["tool-results-without-spans"].startswith(f"{want['tool_calls']} tool result(s)")
 
 
 def test_a_message_body_that_is_json_text_is_the_message() -> None:
