@@ -112,7 +112,10 @@ def openai_messages(m: Any) -> list[dict[str, Any]]:
             for p in m.parts
             if p.kind == "tool_result"
         ]
-    text = "\n".join(p.text for p in m.parts if p.kind == "text")
+    # (a result with no call id was inline text of the message: DSPy's ReAct observations)
+    text = "\n".join(
+        p.text for p in m.parts if p.kind == "text" or (p.kind == "tool_result" and not p.id)
+    )
     out: dict[str, Any] = {"role": role}
     if m.name:
         out["name"] = m.name

@@ -130,6 +130,8 @@ _ALL = (
         ("spans-ignored", "spans of operations afp does not read, named with their counts"),
         ("tool-results-from-logs", "tool results read from a later call's logged messages, by id"),
         ("tool-results-from-calls", "tool results read from a later call's input messages, by id"),
+        ("requests-from-agent", "LLM requests read from the agent's record of its conversation"),
+        ("messages-without-content", "input messages recorded as a role alone, no content"),
         ("nested-llm-spans", "LLM spans inside another LLM span read as one request, counted once"),
         ("unjoined-log-records", "log records naming no span of the trace, unused"),
         (

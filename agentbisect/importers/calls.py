@@ -92,7 +92,11 @@ def _trace_call(
     name: str, data: bytes, span_id: str, options: ImportOptions, trace_id: str | None
 ) -> CallContent:
     from agentbisect.core.inputbytes import read_input
-    from agentbisect.importers.opentelemetry.conventions import read_llm_content, read_span
+    from agentbisect.importers.opentelemetry.conventions import (
+        haystack_requests,
+        read_llm_content,
+        read_span,
+    )
     from agentbisect.importers.opentelemetry.traces import read_batch, read_logs
 
     batch = read_batch(name, data)
@@ -107,6 +111,8 @@ def _trace_call(
     )
     if span is None:
         raise InputError(name, f"the trace no longer holds span {span_id!r}")
+    # (what the import gives a span from the others of its trace: a Haystack step's request)
+    haystack_requests([s for s in batch.spans if s.trace_id == span.trace_id])
     logs = list(batch.logs)
     for logs_path in options.logs:
         logs_name, logs_data, _ = read_input(logs_path, "OTLP/JSON log records")

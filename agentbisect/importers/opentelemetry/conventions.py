@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ import msgspec
 from msgspec import Struct
 
 from agentbisect.importers.opentelemetry.spans import MAX_NS, NO_ITEMS, LogRecord, Span
+from agentbisect.importers.opentelemetry.stringified import retyped
 from agentbisect.importers.texts import REDACTED, as_text, decorated_call, text_of
 
 # (call_llm: mozilla-ai's any-agent, for every framework it wraps)
@@ -100,6 +102,29 @@ MLFLOW_KINDS = {
     "EMBEDDING": "embedding",
 }
 _MLFLOW_TYPE, _MLFLOW_IN, _MLFLOW_OUT = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
+# Haystack's own tracer (``opentelemetry-haystack``'s ``OpenTelemetryTracer``): spans named by what
+# they run, content as tags with HAYSTACK_CONTENT_TRACING_ENABLED — an agent step's reply as
+# ``{"replies": [ChatMessage.to_dict()]}`` (usage and model in its ``meta``), its request as
+# Python text (not read), a tool's arguments and result as text. A component's span is a boundary
+# when the component is an agent; any other component is under spans-ignored by its type.
+HAYSTACK_SPANS = {
+    "haystack.agent.step.llm": "llm",
+    "haystack.agent.step.tool": "tool",
+    "haystack.agent.run": "agent",
+    "haystack.agent.step": "chain",
+    "haystack.pipeline.run": "chain",
+}
+_HS_TYPE = "haystack.component.type"
+_HS_REQUEST, _HS_REPLY = "haystack.agent.step.llm.input", "haystack.agent.step.llm.output"
+_HS_AGENT_OUT = "haystack.agent.output"
+# LiteLLM's callback makes a raw_gen_ai_request span per request, the provider's raw request and
+# response as Python text (``llm.openai.messages`` …): not read — the request is its
+# litellm_request parent's, or, where the callback wrote that onto an app's own span (it does so
+# under any active span, each request over the last), it is lost; said under spans-ignored.
+_LITELLM_RAW = "raw_gen_ai_request"
+# OpenLIT's ``@openlit.trace`` decorator marks any function alike (its return value as plain text
+# in gen_ai.output.messages, its arguments as Python text in function.kwargs): which are tools is
+# not said, so none is read as one; said under spans-ignored.
 
 _MESSAGE_EVENTS = {
     "gen_ai.system.message": "system",
@@ -422,6 +447,62 @@ def _gemini_part(p: dict[str, Any]) -> Part:
     return Part("text", text_of(p.get("text", p.get("content", ""))))
 
 
+# DSPy's ChatAdapter writes a module's inputs into one user message, each field under its marker
+# ("[[ ## question ## ]]"); ReAct's trajectory among them holds each tool's result as a field
+# "observation_N", and the message ends with the adapter's request for the output fields.
+_DSPY_OBSERVATION = re.compile(r"^\[\[ ## observation_\d+ ## \]\]\n", re.MULTILINE)
+_DSPY_FIELD = re.compile(
+    r"\n\n\[\[ ## \w+ ## \]\]\n|\n\nRespond with the corresponding output fields"
+)
+
+
+def _text_parts(text: str) -> list[Part]:
+    """A message's text as parts: one text part, or — a DSPy ChatAdapter message carrying a
+    ReAct trajectory — its tool results (each observation field) as tool results (no call id:
+    inline) among the text, so that each is tied to its tool span as any other result is. The
+    parts joined by newlines (``Message.text``) are the text again: each cut is at a newline."""
+    if "[[ ## observation_" not in text:
+        return [Part("text", text)]
+    parts: list[Part] = []
+    at = 0
+    for m in _DSPY_OBSERVATION.finditer(text):
+        if m.start() < at:
+            continue
+        end = _DSPY_FIELD.search(text, m.end())
+        stop = end.start() if end else len(text)
+        parts.append(Part("text", text[at : m.end() - 1]))
+        parts.append(Part("tool_result", text[m.end() : stop]))
+        at = stop + 1  # (past the newline the join puts back)
+    if not parts:
+        return [Part("text", text)]
+    if at <= len(text):
+        parts.append(Part("text", text[at:]))
+    return parts
+
+
+# Haystack's ChatMessage.to_dict content items: {"text"}, {"tool_call": {tool_name, arguments,
+# id}}, {"tool_call_result": {result, origin: the call, error}} (reasoning, images: no text).
+_HS_ITEMS = frozenset({"tool_call", "tool_call_result"})
+
+
+def _haystack_part(c: dict[str, Any]) -> Part:
+    call = c.get("tool_call")
+    if isinstance(call, dict):
+        return Part(
+            "tool_call",
+            "",
+            text_of(call.get("id")),
+            text_of(call.get("tool_name")),
+            as_text(call.get("arguments")),
+        )
+    result = c.get("tool_call_result")
+    if isinstance(result, dict):
+        origin = result.get("origin")
+        call_id = origin.get("id") if isinstance(origin, dict) else None
+        return Part("tool_result", as_text(result.get("result")), text_of(call_id))
+    return Part("text", text_of(c.get("text", "")))
+
+
 def message_from(obj: Any, role: str = "") -> Message:
     """One message in any of the forms the conventions use (parts form, OpenAI form, event body)."""
     if not isinstance(obj, dict):
@@ -454,6 +535,15 @@ def message_from(obj: Any, role: str = "") -> Message:
                 add(Part("tool_result", _item_text(resp), text_of(p.get("id"))))
             else:
                 add(Part("text", text_of(p.get("content", p.get("text", "")))))
+        # LiteLLM's OTel callback writes parts beside the OpenAI form's message-level keys: a
+        # reply's calls in ``tool_calls`` (its parts empty), a tool message's result as a text
+        # part with the call's ``tool_call_id`` on the message
+        calls = obj.get("tool_calls")
+        if isinstance(calls, list):
+            read.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
+        call_id = obj.get("tool_call_id")
+        if role == "tool" and call_id and read and all(p.kind == "text" for p in read):
+            read = [Part("tool_result", "\n".join(p.text for p in read), text_of(call_id))]
         return Message(role, read, text_of(obj.get("name")))
     msg = Message(role, name=text_of(obj.get("name")))
     content = obj.get("content")
@@ -466,6 +556,11 @@ def message_from(obj: Any, role: str = "") -> Message:
         # (text only: the message's text, read below as any other — a tool message's result)
         content = "\n".join(p.text for p in parts)
     call_id = text_of(obj.get("tool_call_id") or (obj.get("id") if role == "tool" else ""))
+    if isinstance(content, list) and any(
+        isinstance(c, dict) and _HS_ITEMS & c.keys() for c in content
+    ):
+        msg.parts = [_haystack_part(c) for c in content if isinstance(c, dict)]
+        return msg
     if isinstance(content, list) and any(
         isinstance(c, dict) and c.get("type") in _CALL_ITEMS for c in content
     ):
@@ -487,7 +582,7 @@ def message_from(obj: Any, role: str = "") -> Message:
     if role == "tool":
         msg.parts.append(Part("tool_result", text, id=call_id))
     elif text or content is not None:
-        msg.parts.append(Part("text", text))
+        msg.parts.extend(_text_parts(text))
     calls = obj.get("tool_calls")
     if isinstance(calls, list):
         msg.parts.extend(_tool_call_part(c) for c in calls if isinstance(c, dict))
@@ -577,10 +672,18 @@ def _indexed_messages(attrs: dict[str, Any], prefix: str, oi: bool) -> list[Mess
             role = _SMOLAGENTS_ROLES[role]
         msg = Message(role, name=text_of(g.get("name")))
         call_id = text_of(g.get("tool_call_id"))
-        if role == "tool":
+        if role == "tool" and (content is not None or call_id):
             msg.parts.append(Part("tool_result", text_of(content), id=call_id))
         elif content is not None:
-            msg.parts.append(Part("text", text_of(content)))
+            msg.parts.extend(_text_parts(text_of(content)))
+        if "function_call.name" in g:  # (OpenAI's legacy single call: LiteLLM's callback)
+            msg.parts.append(
+                Part(
+                    "tool_call",
+                    name=text_of(g["function_call.name"]),
+                    arguments=as_text(g.get("function_call.arguments")),
+                )
+            )
         for c in indexed(g, "tool_calls"):
             c = {k.removeprefix("tool_call."): v for k, v in c.items()}
             msg.parts.append(
@@ -696,6 +799,76 @@ def _mlflow_reply(value: Any) -> list[Message]:
     return []
 
 
+def _haystack_replies(value: Any) -> list[dict[str, Any]]:
+    """An agent step's ``{"replies": [...]}`` (ChatMessage dicts); [] when it holds none."""
+    data = _json_value(value)
+    replies = data.get("replies") if isinstance(data, dict) else None
+    return [r for r in replies if isinstance(r, dict)] if isinstance(replies, list) else []
+
+
+def _haystack_meta(value: Any) -> dict[str, Any]:
+    """The first reply's ``meta`` (model, finish reason, usage); {} when unreadable (the
+    reply's reading reports it)."""
+    try:
+        replies = _haystack_replies(value)
+    except BadContent:
+        return {}
+    meta = replies[0].get("meta") if replies else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def haystack_requests(spans: list[Span]) -> int:
+    """Give each Haystack agent step's LLM span — whose request Haystack writes as Python text —
+    the messages it sent, as ``gen_ai.input.messages``: the agent's conversation (its run span's
+    ``haystack.agent.output``, JSON) up to that step's reply; the k-th step (in start order) sent
+    every message before the k-th reply. A step whose own reply is not that message gets none.
+    Returns how many were given."""
+    runs = {
+        s.span_id: s
+        for s in spans
+        if s.name == "haystack.agent.run" and _HS_AGENT_OUT in s.attributes
+    }
+    if not runs:
+        return 0
+    by_id = {s.span_id: s for s in spans}
+    steps: dict[str, list[Span]] = {}
+    for s in spans:
+        if s.name != "haystack.agent.step.llm" or "gen_ai.input.messages" in s.attributes:
+            continue
+        up = by_id.get(s.parent_id or "")
+        for _ in range(4):  # (step.llm < step < run; a wrapper or two between is allowed)
+            if up is None or up.span_id in runs:
+                break
+            up = by_id.get(up.parent_id or "")
+        if up is not None and up.span_id in runs:
+            steps.setdefault(up.span_id, []).append(s)
+    given = 0
+    for run_id, llm_spans in steps.items():
+        try:
+            data = _json_value(runs[run_id].attributes[_HS_AGENT_OUT])
+        except BadContent:
+            continue
+        msgs = data.get("messages") if isinstance(data, dict) else None
+        if not isinstance(msgs, list):
+            continue
+        replies = [
+            i for i, m in enumerate(msgs) if isinstance(m, dict) and m.get("role") == "assistant"
+        ]
+        for k, s in enumerate(sorted(llm_spans, key=lambda x: x.start_ns)):
+            if k >= len(replies):
+                break
+            try:
+                own = _haystack_replies(s.attributes.get(_HS_REPLY, "{}"))
+            except BadContent:
+                own = []
+            if own and own[0].get("content") != msgs[replies[k]].get("content"):
+                continue
+            # (a new dict: spans may share one empty attribute dict)
+            s.attributes = {**s.attributes, "gen_ai.input.messages": json.dumps(msgs[: replies[k]])}
+            given += 1
+    return given
+
+
 def _llm(span: Span, reading: Reading) -> LLMCall:
     a = span.attributes
     call = LLMCall(
@@ -744,6 +917,14 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
                 call.output_tokens = _int(
                     usage.get("completion_tokens", usage.get("output_tokens"))
                 )
+    if call.input_tokens is None and call.output_tokens is None and _HS_REPLY in a:
+        meta = _haystack_meta(a[_HS_REPLY])
+        usage = meta.get("usage")
+        if isinstance(usage, dict):
+            call.input_tokens = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+            call.output_tokens = _int(usage.get("completion_tokens", usage.get("output_tokens")))
+        call.model = call.model or text_of(meta.get("model"))
+        call.finish_reason = text_of(meta.get("finish_reason"))
     if call.input_tokens is None and call.output_tokens is None and _MLFLOW_TYPE in a:
         usage = _mlflow_value(a, "mlflow.chat.tokenUsage")
         if isinstance(usage, dict):
@@ -751,6 +932,8 @@ def _llm(span: Span, reading: Reading) -> LLMCall:
             call.output_tokens = _int(usage.get("output_tokens"))
         call.model = call.model or text_of(_mlflow_value(a, "mlflow.llm.model"))
     reasons = a.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):  # (LiteLLM's callback writes the array as its JSON text)
+        reasons = retyped("gen_ai.response.finish_reasons", reasons)
     if isinstance(reasons, list) and reasons:
         call.finish_reason = text_of(reasons[0])
     elif isinstance(reasons, str):
@@ -775,6 +958,8 @@ _CONTENT_KEYS = (
     "events",
     _MLFLOW_IN,
     _MLFLOW_OUT,
+    _HS_REQUEST,
+    _HS_REPLY,
 )
 # Logfire's LLM spans in its first semantic-conventions version (``instrument_openai(version=1)``,
 # its only form before 2025): the request's JSON body and the response as JSON attributes.
@@ -944,11 +1129,15 @@ def read_llm_content(span: Span, reading: Reading) -> None:
         )
         if call.inputs:
             call.content_source = call.content_source or "indexed attributes"
-    if not call.outputs:
-        call.outputs = _indexed_messages(a, "gen_ai.completion", oi=False) or _indexed_messages(
+    if not any(m.parts for m in call.outputs):
+        # (nothing, or a reply of no parts: LiteLLM's callback leaves a tool-calling reply's
+        # gen_ai.output.messages empty and writes its call as gen_ai.completion.0.function_call)
+        outputs = _indexed_messages(a, "gen_ai.completion", oi=False) or _indexed_messages(
             a, "llm.output_messages", oi=True
         )
-        if call.outputs:
+        if outputs or not call.outputs:
+            call.outputs = outputs
+        if outputs:
             call.content_source = call.content_source or "indexed attributes"
         for m in call.outputs:
             if m.role == "user":  # indexed completions often omit the role
@@ -958,6 +1147,18 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
+    empty = sum(not m.parts for m in call.inputs)
+    if empty:
+        # (OpenInference's Haystack instrumentation writes a tool-calling reply's and a tool
+        # result's message as its role alone)
+        reading.problems.append(
+            (
+                "messages-without-content",
+                f"span {span.name!r} ({span.span_id}): {empty} of its {len(call.inputs)} input "
+                "message(s) hold a role and nothing else: the instrumentation did not record "
+                "their content, so no tool call or result is read from them",
+            )
+        )
     if not call.inputs and _ADK_REQUEST in a:
         _adk_content(a, call, bad)
     if not call.inputs and "events" in a and a.get("gen_ai.system") == "openai":
@@ -974,6 +1175,13 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             call.content_source = call.content_source or "span attributes"
         except BadContent as exc:
             bad("input", exc)
+    if not call.outputs and _HS_REPLY in a:
+        try:
+            call.outputs = [message_from(r, "assistant") for r in _haystack_replies(a[_HS_REPLY])]
+        except BadContent as exc:
+            bad(_HS_REPLY, exc)
+    if not call.inputs and _HS_REQUEST in a:
+        bad(_HS_REQUEST, BadContent("Haystack writes the request as Python text, not JSON"))
     if not call.inputs and _MLFLOW_IN in a:
         request = _mlflow_value(a, _MLFLOW_IN)
         if isinstance(request, dict) and isinstance(request.get("messages"), list):
@@ -1118,8 +1326,18 @@ def sent_tool_results(span: Span) -> dict[str, str]:
     }
 
 
+# (Semantic Kernel logs each message as its JSON text: the record's body is that string)
+_BODY_KEYS = frozenset({"role", "content", "message", "tool_calls"})
+
+
 def _body(src: Any) -> Any:
-    """An event body or attribute set; content may be nested as a JSON string."""
+    """An event body or attribute set; content may be nested as a JSON string, and a body may be
+    the JSON text of the message itself."""
+    if isinstance(src, str) and src[:1] == "{":
+        with contextlib.suppress(ValueError):
+            decoded = json.loads(src)
+            if isinstance(decoded, dict) and _BODY_KEYS & decoded.keys():
+                src = decoded
     if isinstance(src, dict):
         out = {
             k: v for k, v in src.items() if not k.startswith("gen_ai.system") and k != "event.name"
@@ -1141,6 +1359,7 @@ _TOOL_ARGUMENTS = (
     "ai.toolCall.args",
     "gcp.vertex.agent.tool_call_args",
     _MLFLOW_IN,
+    "haystack.agent.step.tool.input",
 )
 _TOOL_RESULTS = (
     "gen_ai.tool.call.result",
@@ -1150,6 +1369,7 @@ _TOOL_RESULTS = (
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
     _MLFLOW_OUT,
+    "haystack.agent.step.tool.output",
 )
 
 
@@ -1207,9 +1427,12 @@ def _tool(span: Span) -> ToolCall:
         or a.get("tool.name")
         or a.get("traceloop.entity.name")
         or a.get("ai.toolCall.name")
+        or a.get("haystack.tool.name")
     )
     if not name:
         name = span.name.removeprefix("execute_tool").strip() or span.name
+        # (OpenInference's DSPy spans name a tool by its Tool.__call__: "lookup_order.__call__")
+        name = name.removesuffix(".__call__") or name
     call = ToolCall(
         name=name,
         call_id=text_of(
@@ -1388,7 +1611,16 @@ _PLAIN = {
     for role in ("other", "embedding")
     # (every convention _role names: an AI SDK span of an operation not in AI_SDK_ROLES is
     # "other" under "ai-sdk" — once a KeyError that stopped the whole import)
-    for convention in ("genai", "openinference", "none", "traceloop", "ai-sdk", "logfire", "mlflow")
+    for convention in (
+        "genai",
+        "openinference",
+        "none",
+        "traceloop",
+        "ai-sdk",
+        "logfire",
+        "mlflow",
+        "haystack",
+    )
 }
 
 
@@ -1403,6 +1635,13 @@ def unread_operation(span: Span) -> str | None:
         op_name = a["ai.operationId"]
     if not isinstance(op_name, str) and isinstance(a.get(_MLFLOW_TYPE), str):
         op_name = f"mlflow.spanType={a[_MLFLOW_TYPE].strip(chr(34))}"
+    if not isinstance(op_name, str) and span.name.startswith("haystack."):
+        kind = a.get(_HS_TYPE)
+        op_name = f"haystack.component.type={kind}" if isinstance(kind, str) else span.name
+    if not isinstance(op_name, str) and span.name == _LITELLM_RAW:
+        op_name = span.name
+    if not isinstance(op_name, str) and span.scope == "openlit" and "function.kwargs" in a:
+        op_name = "@openlit.trace"
     if not isinstance(oi, str) and not isinstance(op_name, str):
         return None
     if _span_role(span)[0] not in ("other", "embedding"):
@@ -1531,6 +1770,11 @@ _LLAMA_INDEX_NO_REQUEST = ("._prepare_chat_with_tools", ".get_tool_calls_from_re
 def _span_role(span: Span) -> tuple[str, str]:
     """``_role`` of the span's attributes, less the LLM-class methods that make no request."""
     role, convention = _role(span.attributes)
+    if convention == "none" and span.name.startswith("haystack."):
+        role = HAYSTACK_SPANS.get(span.name, "other")
+        if span.name == "haystack.component.run" and span.attributes.get(_HS_TYPE) == "Agent":
+            role = "chain"  # (the agent's own haystack.agent.run span inside it is the agent)
+        return role, "haystack"
     if (
         role == "llm"
         and convention == "openinference"

@@ -26,6 +26,7 @@ from agentbisect.importers.opentelemetry import (
     otlp_json,
 )
 from agentbisect.importers.opentelemetry.conventions import (
+    haystack_requests,
     ignored_flag,
     lacks_result,
     logged_tool_results,
@@ -286,6 +287,16 @@ def _import_trace(
                 "tool-results-from-calls",
                 f"{sent} tool result(s) were read from the input messages of the call that "
                 "received them (their tool spans carry none): matched by tool-call id",
+            )
+        )
+    given = haystack_requests(spans)
+    if given:
+        flags.append(
+            (
+                "requests-from-agent",
+                f"{given} LLM request(s) were read from the agent's own record of its "
+                "conversation (Haystack writes each step's request as Python text, not JSON): "
+                "each is the conversation up to that step's reply",
             )
         )
     flags.extend(_ignored(spans))
