@@ -41,6 +41,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    answered_call,
     forget_messages,
     read_llm_content,
     read_span,
@@ -64,6 +65,7 @@ from agentbisect.schema.recording import (
 )
 
 IMPORT_KEY = "import"
+TOOL_STEPS_FROM_MESSAGES = "tool-steps-from-messages"
 ROW_ID = "boundary-1"  # the recorder row of every imported recording
 
 
@@ -175,6 +177,15 @@ class _Builder:
         self.no_output_llm = 0  # calls whose input was captured and whose output was not
         self.no_usage_llm = 0  # calls with no token count
         self.spanless_results: set[str] = set()  # tool results (ids or texts) no tool span gave
+        # Tool steps rebuilt from the chat messages (no tool span answered the call), and those
+        # of them paired with their request by position only (the messages carry no ids).
+        self.rebuilt_steps: set[str] = set()
+        self.rebuilt_by_position: set[str] = set()
+        self.tool_names: dict[str, str] = {}  # tool step -> its tool's name
+        self.llm_end_ns: dict[str, tuple[int, int]] = {}  # llm step -> (end ns, bad_time bits)
+        # The requests of the assistant message last read in a call's input, not yet answered
+        # by a tool result: what a result without a tool-call id answers (by position).
+        self.open_requests: tuple[str, list[Part]] | None = None
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -324,15 +335,6 @@ class _Builder:
             self._llm_start(node, op)
         elif role == "tool" and isinstance(op, ToolCall):
             self._tool_start(node, op)
-            self._emit(
-                T_TOOL_START,
-                {
-                    "toolName": op.name,
-                    "toolCallId": op.call_id or node.step_id,
-                    "args": op.arguments,
-                },
-                node,
-            )
 
     def _exit(self, node: Node, is_root: bool) -> None:
         span = node.span
@@ -415,6 +417,7 @@ class _Builder:
             register=False,
         )
         self.last_llm = step
+        self.llm_end_ns[step] = (node.span.end_ns, node.span.bad_time)
         if call.captured and not call.outputs:
             self.no_output_llm += 1
         if call.input_tokens is None and call.output_tokens is None:
@@ -450,6 +453,7 @@ class _Builder:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
         step = node.step_id
         self.reads.setdefault(step, {})
+        self.open_requests = None
         if not call.captured:
             self._flush_retrievals([])
             self.uncaptured_llm += 1
@@ -612,13 +616,22 @@ class _Builder:
             llm = self.llm_by_call_id.get(call_id)
             if llm is not None:
                 self._read(reader, f"out:{llm}", llm, "id")
+                self._open_requests(llm)
                 return
         text = msg.text().strip()
         llm = self.llm_by_text.get(text) if text else None
         if llm is not None:
             self._read(reader, f"out:{llm}", llm, "content")
+            self._open_requests(llm)
             return
+        self.open_requests = None
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
+
+    def _open_requests(self, llm: str) -> None:
+        """The tool calls ``llm`` asked for are what the tool results after its message answer
+        (a result without a tool-call id: by position)."""
+        asked = self.tool_calls_by_step.get(llm)
+        self.open_requests = (llm, list(asked)) if asked else None
 
     def _tool_by_json(self, text: str) -> str | None:
         """The tool whose result is the same JSON value as ``text`` (another encoder's spacing
@@ -645,24 +658,110 @@ class _Builder:
             if tool is not None:
                 by = "content" if part.id in self.adopted_ids else "id"
                 self._read(reader, self.tool_keys[tool], tool, by)
+                self._answered(part.id, "")
                 continue
             tool = self.tool_by_text.get(part.text.strip())
             if tool is None:
                 tool = self._tool_by_json(part.text)
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
+                self._answered(part.id, self.tool_names[tool])
+                continue
+            tool = self._rebuild(part, node)
+            if tool is not None:
+                by = "structure" if tool in self.rebuilt_by_position else "id"
+                self._read(reader, self.tool_keys[tool], tool, by)
                 continue
             self.spanless_results.add(part.id or part.text)
             self._plain_message(
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
 
+    def _answered(self, call_id: str, name: str) -> str | None:
+        """Take the request a tool result answers off the open requests: the one of its
+        tool-call id, else (no id) the first of the tool's ``name``, else the first; None when
+        none is open. Returns the asking LLM step."""
+        if self.open_requests is None:
+            return None
+        llm, waiting = self.open_requests
+        for i, p in enumerate(waiting):
+            if (p.id == call_id) if call_id else (not name or p.name == name):
+                del waiting[i]
+                return llm
+        if not call_id and name and waiting:  # (no request of that name: the next one)
+            del waiting[0]
+            return llm
+        return None
+
+    def _rebuild(self, part: Part, reader: Node) -> str | None:
+        """A tool step for a tool result no tool span gave, when an LLM output of the trace
+        asked for the call it answers (``answered_call``): by tool-call id, or — the messages
+        carrying no ids — by position, the next request of the assistant message before it
+        (``open_requests``). None when no request is found (the result stays a message). Its
+        time is unknown: it sits between the asking call's end and this call's start, with no
+        duration and no error of its own."""
+        asker: str | None
+        asked: Part | None = None
+        if part.id:
+            asker = self.llm_by_call_id.get(part.id)
+            if asker is None:
+                return None
+            asked = next((p for p in self.tool_calls_by_step[asker] if p.id == part.id), None)
+            self._answered(part.id, "")
+        else:
+            if self.open_requests is None or not self.open_requests[1]:
+                return None
+            waiting = self.open_requests[1]
+            asker, asked = self.open_requests[0], waiting[0]
+            self._answered("", part.name)
+        op = answered_call(part, asked)
+        end_ns, end_bad = self.llm_end_ns[asker]
+        bad = START_UNKNOWN if end_bad & (END_UNKNOWN | ENDS_BEFORE_START) else 0
+        if reader.span.bad_time & START_UNKNOWN:
+            bad |= END_UNKNOWN
+        start_ns, stop_ns = end_ns, reader.span.start_ns
+        if not bad and stop_ns < start_ns:  # (the next call began before the asker ended)
+            bad = ENDS_BEFORE_START
+        span = Span(
+            trace_id=reader.span.trace_id,
+            span_id="",
+            parent_id=None,
+            name=f"execute_tool {op.name}",
+            kind="INTERNAL",
+            start_ns=start_ns,
+            end_ns=stop_ns,
+            status="UNSET",
+            status_message="",
+            attributes=_RELEASED,
+            bad_time=bad,
+        )
+        node = Node(span, Reading(op, "tool", "messages"), NO_ITEMS, index=reader.index)
+        step = f"{step_label(node.reading, span)}#{reader.index}"
+        n = 1
+        while step in self.rebuilt_steps:
+            n += 1
+            step = f"{step_label(node.reading, span)}#{reader.index}.{n}"
+        node.step_id = step
+        self.rebuilt_steps.add(step)
+        if not op.call_id:
+            self.rebuilt_by_position.add(step)
+        was = self.now
+        self.now = _start_ms(span)
+        self._tool_start(node, op, (asker, "id" if part.id else "structure"))
+        self.now = _end_ms(span)
+        self._tool_end(node, op, rebuilt=True)
+        self.now = was
+        return step
+
     # ------------------------------------------------------------------ tools and retrieval
 
-    def _tool_start(self, node: Node, op: ToolCall) -> None:
-        """Find the LLM call that asked for this tool, and adopt its tool-call id when the span
-        carries none — before ``tool.start`` is emitted, so start and end name the same call."""
-        asked, by = self._asker(op)
+    def _tool_start(
+        self, node: Node, op: ToolCall, asker: tuple[str | None, str] | None = None
+    ) -> None:
+        """Find the LLM call that asked for this tool (``asker`` when already known), adopt its
+        tool-call id when the span carries none, and emit ``tool.start`` — after the adoption, so
+        start and end name the same call."""
+        asked, by = asker if asker is not None else self._asker(op)
         self.tool_askers[node.step_id] = (asked, by)
         if not op.call_id and asked is not None:
             # No id on the span: take the id of the call that asked for this tool by name (the
@@ -678,8 +777,16 @@ class _Builder:
                     op.call_id = p.id
                     self.adopted_ids.add(p.id)
                     break
+        self._emit(
+            T_TOOL_START,
+            {"toolName": op.name, "toolCallId": op.call_id or node.step_id, "args": op.arguments},
+            node,
+        )
 
-    def _tool_end(self, node: Node, op: ToolCall) -> None:
+    def _tool_end(self, node: Node, op: ToolCall, rebuilt: bool = False) -> None:
+        """Commit a tool step and emit ``tool.end``; a step ``rebuilt`` from the messages has no
+        span (no span id, duration or error of its own) and is written out with the call that
+        read it (``_flush`` then, not now: that call's reads are still being gathered)."""
         step = node.step_id
         self.tool_steps.append(step)
         found = self.tool_askers.pop(step, None)
@@ -698,17 +805,20 @@ class _Builder:
             _stage_id(step),
             {key: op.result if op.result is not None else _NONE, "lastToolResult": last},
         )
-        self.sources[step] = {
+        source: dict[str, Any] = {
             "kind": "tool",
             "toolName": op.name,
             "toolCallId": op.call_id,
             "callIdFrom": "llm-output"
             if op.call_id in self.adopted_ids
-            else ("span" if op.call_id else "none"),
-            "spanId": node.span.span_id,
+            else ("tool-message" if rebuilt else "span" if op.call_id else "none"),
             "key": key,
         }
+        if not rebuilt:
+            source["spanId"] = node.span.span_id
+        self.sources[step] = source
         self.tool_keys[step] = key
+        self.tool_names[step] = op.name
         if op.call_id:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
@@ -718,14 +828,15 @@ class _Builder:
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
         }
-        if not node.span.bad_time:  # (an unknown start or end: an unknown duration)
+        if not node.span.bad_time and not rebuilt:  # (an unknown start or end: unknown duration)
             payload["durationMs"] = _duration_ms(node.span)
         if op.result is not None:
             payload["result"] = op.result
         if node.span.status == "ERROR":
             payload["error"] = node.span.status_message or "span status ERROR"
         self._emit(T_TOOL_END, payload, node, end=True)
-        self._flush()
+        if not rebuilt:
+            self._flush()
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
         if op.call_id and op.call_id in self.llm_by_call_id:
@@ -1153,6 +1264,8 @@ def synthesize(
         "matchedByContent": b.by_content,
         "matchedByStructure": b.by_structure,
     }
+    if b.rebuilt_steps:  # (only then: the counts of every other trace stay as they were)
+        counts["toolCallsFromMessages"] = len(b.rebuilt_steps)
     out_flags = list(flags)
     out_flags.append(
         (
@@ -1175,11 +1288,30 @@ def synthesize(
                 f"{b.no_usage_llm} of {len(b.llm_steps)} LLM call(s) carry no token counts: they count as 0 in the totals, not measured",
             )
         )
+    if b.rebuilt_steps:
+        by_position = len(b.rebuilt_by_position)
+        out_flags.append(
+            (
+                TOOL_STEPS_FROM_MESSAGES,
+                f"{len(b.rebuilt_steps)} tool call(s) asked for by an LLM output had no tool span "
+                "(the instrumentation traced the model calls, not the tools): each was rebuilt "
+                "from the chat messages — name and arguments from the request, result from the "
+                "later call's input"
+                + (
+                    f", {by_position} of them paired with their request by position (the "
+                    "messages carry no tool-call ids)"
+                    if by_position
+                    else ", paired by tool-call id"
+                )
+                + " — and placed between the asking call's end and the next call's start: no "
+                "duration, status or error of their own",
+            )
+        )
     if b.spanless_results:
         out_flags.append(
             (
                 "tool-results-without-spans",
-                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls counts tool spans only",
+                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace and answer no tool call an LLM output of the trace asked for (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls does not count them",
             )
         )
     if b.no_output_llm:
