@@ -320,8 +320,8 @@ def test_client_only_traces_are_read_in_every_form(truth: Path) -> None:
     # instrument_openai(version=1) — Logfire's only form before 2025 — keeps the request and the
     # response as JSON in request_data / response_data (a Responses call: per-message event
     # bodies in an events attribute): before they were read, its calls had no content and no
-    # suspect any evidence. The app ran its tools without GenAI spans: the tool results are
-    # suspects as the messages that carried them, and a flag says that no tool span gave them.
+    # suspect any evidence. The app ran its tools without GenAI spans: each tool step is rebuilt
+    # from the chat messages, and a flag says so (tests/test_client_only_tools.py has the rest).
     t = json.loads(truth.read_text())
     trace = truth.parent / t["files"][0]
     run = _json("aggregate", str(trace), "--json")["run"]
@@ -340,7 +340,8 @@ def test_client_only_traces_are_read_in_every_form(truth: Path) -> None:
     assert planted and planted[0] < 2, [s["source"] for s in report["suspects"]]
     assert report["suspects"][planted[0]]["sourceKind"] == "tool-result"
     notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
-    assert notes["tool-results-without-spans"].startswith(f"{want['tool_calls']} tool result(s)")
+    assert notes["tool-steps-from-messages"].startswith(f"{want['tool_calls']} tool call(s)")
+    assert "tool-results-without-spans" not in notes
     system = [s for s in report["suspects"] if s["sourceKind"] == "system-prompt"]
     assert any("customer-support agent of Northwind" in s["evidence"]["text"] for s in system)
 
@@ -448,9 +449,11 @@ def test_mlflow_spans_are_read_and_a_kind_afp_does_not_read_is_said(tmp_path: Pa
 
     other = _rewrite_attributes(trace, tmp_path / "parser.otlp.json", parser)
     out = _json("aggregate", str(other), "--json")
-    assert out["run"]["toolCalls"] == 0
     notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
     assert "mlflow.spanType=PARSER ×2" in notes["spans-ignored"]
+    # (the calls the model asked for are still tool steps: rebuilt from its messages, and said)
+    assert out["run"]["toolCalls"] == 2
+    assert notes["tool-steps-from-messages"].startswith("2 tool call(s)")
 
 
 def test_a_trace_of_no_convention_afp_reads_says_so(tmp_path: Path) -> None:

@@ -115,6 +115,7 @@ class _Builder:
         detail: Mode = "full",
         max_events: object = DEFAULT_MAX_EVENTS,
         step_numbers: dict[str, int] | None = None,
+        span_call_ids: frozenset[str] = frozenset(),
     ) -> None:
         self.root = root
         self.flags = flags
@@ -181,11 +182,14 @@ class _Builder:
         # of them paired with their request by position only (the messages carry no ids).
         self.rebuilt_steps: set[str] = set()
         self.rebuilt_by_position: set[str] = set()
-        self.tool_names: dict[str, str] = {}  # tool step -> its tool's name
         self.llm_end_ns: dict[str, tuple[int, int]] = {}  # llm step -> (end ns, bad_time bits)
-        # The requests of the assistant message last read in a call's input, not yet answered
-        # by a tool result: what a result without a tool-call id answers (by position).
-        self.open_requests: tuple[str, list[Part]] | None = None
+        # The requests (LLM step, index among its tool calls) a tool step answers, a span's or
+        # a rebuilt one: a request a tool span answered is never rebuilt, whatever its ids.
+        self.claimed: set[tuple[str, int]] = set()
+        self.span_call_ids = span_call_ids  # the call ids of the trace's tool spans, all of them
+        # The LLM step whose output the assistant message last read in a call's input is: what
+        # a tool result without a tool-call id after it answers (by position).
+        self.open_asker: str | None = None
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -453,7 +457,7 @@ class _Builder:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
         step = node.step_id
         self.reads.setdefault(step, {})
-        self.open_requests = None
+        self.open_asker = None
         if not call.captured:
             self._flush_retrievals([])
             self.uncaptured_llm += 1
@@ -616,22 +620,16 @@ class _Builder:
             llm = self.llm_by_call_id.get(call_id)
             if llm is not None:
                 self._read(reader, f"out:{llm}", llm, "id")
-                self._open_requests(llm)
+                self.open_asker = llm
                 return
         text = msg.text().strip()
         llm = self.llm_by_text.get(text) if text else None
         if llm is not None:
             self._read(reader, f"out:{llm}", llm, "content")
-            self._open_requests(llm)
+            self.open_asker = llm
             return
-        self.open_requests = None
+        self.open_asker = None
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
-
-    def _open_requests(self, llm: str) -> None:
-        """The tool calls ``llm`` asked for are what the tool results after its message answer
-        (a result without a tool-call id: by position)."""
-        asked = self.tool_calls_by_step.get(llm)
-        self.open_requests = (llm, list(asked)) if asked else None
 
     def _tool_by_json(self, text: str) -> str | None:
         """The tool whose result is the same JSON value as ``text`` (another encoder's spacing
@@ -658,14 +656,12 @@ class _Builder:
             if tool is not None:
                 by = "content" if part.id in self.adopted_ids else "id"
                 self._read(reader, self.tool_keys[tool], tool, by)
-                self._answered(part.id, "")
                 continue
             tool = self.tool_by_text.get(part.text.strip())
             if tool is None:
                 tool = self._tool_by_json(part.text)
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
-                self._answered(part.id, self.tool_names[tool])
                 continue
             tool = self._rebuild(part, node)
             if tool is not None:
@@ -677,44 +673,45 @@ class _Builder:
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
 
-    def _answered(self, call_id: str, name: str) -> str | None:
-        """Take the request a tool result answers off the open requests: the one of its
-        tool-call id, else (no id) the first of the tool's ``name``, else the first; None when
-        none is open. Returns the asking LLM step."""
-        if self.open_requests is None:
-            return None
-        llm, waiting = self.open_requests
-        for i, p in enumerate(waiting):
-            if (p.id == call_id) if call_id else (not name or p.name == name):
-                del waiting[i]
-                return llm
-        if not call_id and name and waiting:  # (no request of that name: the next one)
-            del waiting[0]
-            return llm
-        return None
+    def _claim(self, llm: str, call_id: str, name: str, any_name: bool) -> int | None:
+        """Claim the request of ``llm`` a tool step answers — the one of its tool-call id, else
+        the first unclaimed one of the tool's ``name`` (of any name when ``name`` is empty),
+        else with ``any_name`` the first unclaimed one — and return its index; None when there
+        is none left to claim."""
+        asked = self.tool_calls_by_step.get(llm, ())
+        if call_id:
+            for i, p in enumerate(asked):
+                if p.id == call_id:
+                    if (llm, i) in self.claimed:
+                        return None
+                    self.claimed.add((llm, i))
+                    return i
+        free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
+        found = next((i for i in free if not name or asked[i].name == name), None)
+        if found is None and any_name and free:
+            found = free[0]
+        if found is not None:
+            self.claimed.add((llm, found))
+        return found
 
     def _rebuild(self, part: Part, reader: Node) -> str | None:
         """A tool step for a tool result no tool span gave, when an LLM output of the trace
         asked for the call it answers (``answered_call``): by tool-call id, or — the messages
-        carrying no ids — by position, the next request of the assistant message before it
-        (``open_requests``). None when no request is found (the result stays a message). Its
+        carrying no ids — by position, the next unclaimed request of the assistant message
+        before it (``open_asker``). None when there is no such request, or a tool span answered
+        it (``claimed``): the result then stays a message, as before. Its
         time is unknown: it sits between the asking call's end and this call's start, with no
         duration and no error of its own."""
-        asker: str | None
-        asked: Part | None = None
-        if part.id:
-            asker = self.llm_by_call_id.get(part.id)
-            if asker is None:
-                return None
-            asked = next((p for p in self.tool_calls_by_step[asker] if p.id == part.id), None)
-            self._answered(part.id, "")
-        else:
-            if self.open_requests is None or not self.open_requests[1]:
-                return None
-            waiting = self.open_requests[1]
-            asker, asked = self.open_requests[0], waiting[0]
-            self._answered("", part.name)
-        op = answered_call(part, asked)
+        if part.id in self.span_call_ids:  # (a tool span answers it, later in the walk)
+            return None
+        asker = self.llm_by_call_id.get(part.id) if part.id else self.open_asker
+        if asker is None:
+            return None
+        # (a result without an id answers the next unclaimed request, of its name if it has one)
+        index = self._claim(asker, part.id, "" if part.id else part.name, any_name=False)
+        if index is None:  # (a tool span answered it, without the message's id: ADK's)
+            return None
+        op = answered_call(part, self.tool_calls_by_step[asker][index])
         end_ns, end_bad = self.llm_end_ns[asker]
         bad = START_UNKNOWN if end_bad & (END_UNKNOWN | ENDS_BEFORE_START) else 0
         if reader.span.bad_time & START_UNKNOWN:
@@ -743,7 +740,7 @@ class _Builder:
             step = f"{step_label(node.reading, span)}#{reader.index}.{n}"
         node.step_id = step
         self.rebuilt_steps.add(step)
-        if not op.call_id:
+        if not part.id:
             self.rebuilt_by_position.add(step)
         was = self.now
         self.now = _start_ms(span)
@@ -796,6 +793,10 @@ class _Builder:
             self._read(step, f"out:{asked}", asked, by)
             self.tool_asked[step] = asked
             self.asked_tools.setdefault(asked, []).append(step)
+            if not rebuilt:  # (a rebuilt step claimed its request when it was found)
+                # A tool span answers one request of its asker, even under another name (an
+                # OpenAI Agents handoff span answers transfer_to_…): never rebuilt again.
+                self._claim(asked, op.call_id, op.name, any_name=True)
         last: dict[str, Any] = {"toolName": op.name}
         if op.result is not None:
             last["result"] = op.result
@@ -818,7 +819,6 @@ class _Builder:
             source["spanId"] = node.span.span_id
         self.sources[step] = source
         self.tool_keys[step] = key
-        self.tool_names[step] = op.name
         if op.call_id:
             self.tool_by_id.setdefault(op.call_id, step)
         if op.result:
@@ -1092,9 +1092,12 @@ def build_tree(
     flags: list[tuple[str, str]],
     name: str,
     readings: dict[str, Reading] | None = None,
+    span_call_ids: set[str] | None = None,
 ) -> Node:
     """The span tree of one trace: duplicates, missing parents, cycles and time-range escapes are
-    kept with a flag; several roots hang under a synthesized run node."""
+    kept with a flag; several roots hang under a synthesized run node. ``span_call_ids``, when
+    given, receives the tool-call ids of the tool spans (a result one of them answers is never
+    rebuilt from the messages, wherever that span sits in the walk)."""
     by_id: dict[str, Node] = {}
     dups = 0
     for s in spans:
@@ -1102,8 +1105,12 @@ def build_tree(
             dups += 1
             continue
         reading = readings.get(s.span_id) if readings is not None else None
+        if reading is None:
+            reading = read_span(s)
+        if span_call_ids is not None and isinstance(reading.op, ToolCall) and reading.op.call_id:
+            span_call_ids.add(reading.op.call_id)
         # (a leaf's children: the shared empty list, 56 bytes of every leaf span saved)
-        by_id[s.span_id] = Node(s, reading if reading is not None else read_span(s), NO_ITEMS)
+        by_id[s.span_id] = Node(s, reading, NO_ITEMS)
     if dups:
         flags.append(
             (
@@ -1227,8 +1234,9 @@ def synthesize(
     ``step_numbers`` gives the spans it names the number after ``#`` in their step ids (a
     history's position; unique among steps of one label), others are numbered in walk order.
     """
-    root = build_tree(spans, flags, name, readings)
-    b = _Builder(root, flags, detail, max_events, step_numbers or {})
+    call_ids: set[str] = set()
+    root = build_tree(spans, flags, name, readings, call_ids)
+    b = _Builder(root, flags, detail, max_events, step_numbers or {}, frozenset(call_ids))
     try:
         b.build()
     finally:
