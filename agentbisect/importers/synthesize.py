@@ -13,7 +13,11 @@ reads it without special cases:
   injections), user messages (run input: untracked ``args``), earlier assistant outputs (the LLM
   step that produced them), tool results (the tool step, by tool-call id) and retrieved documents
   (the retriever step). A tool step reads the LLM output that asked for it. So the backward slice
-  runs answer ← tool result ← the call that asked for it ← the user message.
+  runs answer ← tool result ← the call that asked for it ← the user message;
+- a tool call an LLM output asked for that no tool span answers (only the model client was
+  instrumented) is a tool step rebuilt from the messages when a later call's input carries its
+  result (``_rebuild``): placed between the asking call's end and the reading call's start, with
+  no duration or error, and flagged ``tool-steps-from-messages``.
 
 Matching is by id where the trace has one and by identical content where it does not; the
 ``import`` extension key of the recording lists every edge matched by content or by position only
