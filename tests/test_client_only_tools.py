@@ -93,6 +93,36 @@ def test_client_only_tool_calls_are_tool_steps(truth: Path) -> None:
     assert "tool-steps-from-messages" in table.stdout
 
 
+OAIV2 = FIXTURES / "client_only" / "oaiv2-2.4b0-client-only.tool-planted.truth.json"
+
+
+@pytest.mark.parametrize("form", json.loads(OAIV2.read_text())["files"])
+def test_openai_v2_alone_around_a_hand_written_loop(form: str) -> None:
+    # the OTel openai-v2 instrumentation and nothing else (fixtures/client_only/generate.py):
+    # chat spans under the app's one plain span, the tools only in the messages
+    t = json.loads(OAIV2.read_text())["traces"][0]
+    trace = OAIV2.parent / form
+    out = _json("aggregate", str(trace), "--json")
+    want = t["counts"]
+    assert (out["run"]["llmCalls"], out["run"]["toolCalls"]) == (
+        want["llm_calls"],
+        want["tool_calls"],
+    )
+    assert out["run"]["tokens"] == {
+        "input": want["input_tokens_total"],
+        "output": want["output_tokens_total"],
+    }
+    starts = [e for e in _events(trace) if e["type"] == "tool.start"]
+    assert [(s["toolName"], s["toolCallId"], json.loads(s["args"])) for s in starts] == [
+        (c["name"], c["id"], c["arguments"]) for c in t["tool_calls"]
+    ]
+    report = _json("bisect", str(trace), "--json", "--no-cache")
+    top = report["suspects"][0]
+    assert top["detail"]["toolName"] == t["planted"]["tool_name"]
+    assert top["ablation"]["toolCallIds"] == [t["planted"]["tool_call_id"]]
+    assert t["planted"]["wrong_fact"] in top["evidence"]["text"]
+
+
 def test_rebuilt_steps_sit_between_the_calls_with_no_time_of_their_own() -> None:
     events = _events(LOGFIRE)
     starts = [e for e in events if e["type"] == "tool.start"]
