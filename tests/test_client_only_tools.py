@@ -23,8 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agentbisect.importers.opentelemetry.traces import import_trace
 from tests.conftest import FIXTURES, cli
+from tests.otel_build import ANSWER, QUESTION, export, span
 
 CLIENT_ONLY = sorted(
     t
@@ -244,3 +248,100 @@ def test_a_result_no_call_of_the_trace_asked_for_stays_a_message_with_its_eviden
     # the user's message is still the question: its words are given, not evidence
     user = [s for s in report["suspects"] if s["sourceKind"] == "user-message"]
     assert user and user[0]["evidence"]["signals"]["terms"] == 0
+
+
+# --------------------------------------------------------------------------- any tool loop
+
+TOOLS = ("lookup_order", "get_refund_policy", "check_stock")
+
+
+@st.composite
+def _loops(draw: st.DrawFn) -> tuple[list[list[str]], bool, list[bool]]:
+    """A ReAct loop: per round the tools one LLM output asks for; whether the messages carry
+    tool-call ids; which calls have a tool span of their own."""
+    rounds = draw(st.lists(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=3), max_size=3))
+    calls = sum(len(r) for r in rounds)
+    spans = draw(st.lists(st.booleans(), min_size=calls, max_size=calls))
+    return rounds, draw(st.booleans()), spans
+
+
+def _loop_trace(rounds: list[list[str]], ids: bool, spans: list[bool]) -> bytes:
+    """The loop as a GenAI trace: a chat span per round (its input the whole history), a tool
+    span per call where ``spans`` says so, each call with its own arguments and result."""
+    user = {"role": "user", "parts": [{"type": "text", "content": QUESTION}]}
+    history: list[dict[str, Any]] = [user]
+    out: list[dict[str, Any]] = [span("a000000000000001", "invoke_agent a", 0, 10_000, {})]
+    k = 0
+    for r, names in enumerate([*rounds, []]):
+        asks = []
+        for j, name in enumerate(names):
+            part = {"type": "tool_call", "name": name, "arguments": {"n": k + j}}
+            asks.append({**part, "id": f"call_{k + j}"} if ids else part)
+        reply = asks or [{"type": "text", "content": ANSWER}]
+        out.append(
+            span(
+                f"c{r:015x}",
+                "chat gpt-4o",
+                r * 100 + 1,
+                r * 100 + 10,
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.input.messages": json.dumps(history),
+                    "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": reply}]),
+                },
+                parent="a000000000000001",
+            )
+        )
+        history.append({"role": "assistant", "parts": asks})
+        for j, name in enumerate(names):
+            result = f"result {k} of {name}"
+            answer = {"type": "tool_call_response", "response": result}
+            history.append(
+                {"role": "tool", "parts": [{**answer, "id": f"call_{k}"} if ids else answer]}
+            )
+            if spans[k]:
+                attrs = {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": name,
+                    "gen_ai.tool.call.arguments": json.dumps({"n": k}),
+                    "gen_ai.tool.call.result": result,
+                }
+                if ids:
+                    attrs["gen_ai.tool.call.id"] = f"call_{k}"
+                out.append(
+                    span(
+                        f"t{k:015x}",
+                        f"execute_tool {name}",
+                        r * 100 + 11 + j,
+                        r * 100 + 12 + j,
+                        attrs,
+                        parent="a000000000000001",
+                    )
+                )
+            k += 1
+    return json.dumps(export(out)).encode()
+
+
+@given(_loops())
+@settings(max_examples=40, deadline=None)
+def test_every_call_is_one_tool_step_whatever_the_spans_and_ids(
+    loop: tuple[list[list[str]], bool, list[bool]],
+) -> None:
+    # each call the model asked for is counted once: by its span where it has one, else rebuilt
+    # from the messages (by id, or by position without ids) — never twice, never lost
+    rounds, ids, spans = loop
+    r = import_trace("loop.json", _loop_trace(rounds, ids, spans))
+    want = [(name, {"n": k}) for k, name in enumerate(n for names in rounds for n in names)]
+    missing = spans.count(False)
+    assert r.counts["toolCalls"] == len(want)
+    assert r.counts.get("toolCallsFromMessages", 0) == missing
+    flags = dict(r.flags)
+    assert "tool-results-without-spans" not in flags
+    assert ("tool-steps-from-messages" in flags) == (missing > 0)
+    events = r.plain()["snapshot"]["recorders"][0]["data"]
+    starts = [e for e in events if e["type"] == "tool.start"]
+    ends = {e["toolCallId"]: e for e in events if e["type"] == "tool.end"}
+    got = sorted(
+        (s["toolName"], json.loads(s["args"])["n"], ends[s["toolCallId"]]["result"]) for s in starts
+    )
+    assert got == sorted((n, a["n"], f"result {a['n']} of {n}") for n, a in want)

@@ -191,9 +191,11 @@ class _Builder:
         # a rebuilt one: a request a tool span answered is never rebuilt, whatever its ids.
         self.claimed: set[tuple[str, int]] = set()
         self.span_call_ids = span_call_ids  # the call ids of the trace's tool spans, all of them
-        # The LLM step whose output the assistant message last read in a call's input is: what
-        # a tool result without a tool-call id after it answers (by position).
+        # The LLM step whose output the assistant message last read in a call's input is, and
+        # how many tool results followed it: a result without a tool-call id answers the
+        # request at its position.
         self.open_asker: str | None = None
+        self.open_position = 0
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -624,13 +626,13 @@ class _Builder:
             llm = self.llm_by_call_id.get(call_id)
             if llm is not None:
                 self._read(reader, f"out:{llm}", llm, "id")
-                self.open_asker = llm
+                self.open_asker, self.open_position = llm, 0
                 return
         text = msg.text().strip()
         llm = self.llm_by_text.get(text) if text else None
         if llm is not None:
             self._read(reader, f"out:{llm}", llm, "content")
-            self.open_asker = llm
+            self.open_asker, self.open_position = llm, 0
             return
         self.open_asker = None
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
@@ -656,6 +658,8 @@ class _Builder:
         for part in msg.parts:
             if part.kind != "tool_result":
                 continue
+            position = self.open_position
+            self.open_position += 1
             tool = self.tool_by_id.get(part.id) if part.id else None
             if tool is not None:
                 by = "content" if part.id in self.adopted_ids else "id"
@@ -667,7 +671,7 @@ class _Builder:
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
-            tool = self._rebuild(part, node)
+            tool = self._rebuild(part, position, node)
             if tool is not None:
                 by = "structure" if tool in self.rebuilt_by_position else "id"
                 self._read(reader, self.tool_keys[tool], tool, by)
@@ -677,33 +681,29 @@ class _Builder:
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
 
-    def _claim(self, llm: str, call_id: str, name: str, any_name: bool) -> int | None:
-        """Claim the request of ``llm`` a tool step answers — the one of its tool-call id, else
-        the first unclaimed one of the tool's ``name`` (of any name when ``name`` is empty),
-        else with ``any_name`` the first unclaimed one — and return its index; None when there
-        is none left to claim."""
+    def _span_claims(self, llm: str, op: ToolCall) -> None:
+        """A tool span answers one request of the call that asked for it, which is then never
+        rebuilt: the request of its tool-call id, else an open one of its name (of its
+        arguments first), else the next open one (a handoff span answers transfer_to_…)."""
         asked = self.tool_calls_by_step.get(llm, ())
-        if call_id:
-            for i, p in enumerate(asked):
-                if p.id == call_id:
-                    if (llm, i) in self.claimed:
-                        return None
-                    self.claimed.add((llm, i))
-                    return i
+        if op.call_id:
+            mine = next((i for i, p in enumerate(asked) if p.id == op.call_id), None)
+            if mine is not None:
+                self.claimed.add((llm, mine))
+                return
         free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
-        found = next((i for i in free if not name or asked[i].name == name), None)
-        if found is None and any_name and free:
-            found = free[0]
-        if found is not None:
-            self.claimed.add((llm, found))
-        return found
+        named = [i for i in free if asked[i].name == op.name]
+        same = [i for i in named if _same_arguments(asked[i].arguments, op.arguments)]
+        pick = same or named or free
+        if pick:
+            self.claimed.add((llm, pick[0]))
 
-    def _rebuild(self, part: Part, reader: Node) -> str | None:
+    def _rebuild(self, part: Part, position: int, reader: Node) -> str | None:
         """A tool step for a tool result no tool span gave, when an LLM output of the trace
         asked for the call it answers (``answered_call``): by tool-call id, or — the messages
-        carrying no ids — by position, the next unclaimed request of the assistant message
-        before it (``open_asker``). None when there is no such request, or a tool span answered
-        it (``claimed``): the result then stays a message, as before. Its
+        carrying no ids — by position, the request at the result's place after the assistant
+        message before it (``open_asker``). None when there is no such request, or a tool span
+        answered it (``claimed``): the result then stays a message, as before. Its
         time is unknown: it sits between the asking call's end and this call's start, with no
         duration and no error of its own."""
         if part.id in self.span_call_ids:  # (a tool span answers it, later in the walk)
@@ -711,11 +711,30 @@ class _Builder:
         asker = self.llm_by_call_id.get(part.id) if part.id else self.open_asker
         if asker is None:
             return None
-        # (a result without an id answers the next unclaimed request, of its name if it has one)
-        index = self._claim(asker, part.id, "" if part.id else part.name, any_name=False)
-        if index is None:  # (a tool span answered it, without the message's id: ADK's)
-            return None
-        op = answered_call(part, self.tool_calls_by_step[asker][index])
+        asked = self.tool_calls_by_step[asker]
+        index: int | None
+        if part.id:
+            index = next(i for i, p in enumerate(asked) if p.id == part.id)
+        elif position < len(asked):
+            # The request at the result's position; if a tool span took it (a span without an
+            # id claims the first open request of its name), the next open one of that name.
+            index = position
+            if (asker, index) in self.claimed:
+                name = asked[position].name
+                index = next(
+                    (
+                        i
+                        for i, p in enumerate(asked)
+                        if p.name == name and (asker, i) not in self.claimed
+                    ),
+                    None,
+                )
+        else:
+            index = None
+        if index is None or (asker, index) in self.claimed:
+            return None  # (a tool span answered it, without the message's id: ADK's)
+        self.claimed.add((asker, index))
+        op = answered_call(part, asked[index])
         end_ns, end_bad = self.llm_end_ns[asker]
         bad = START_UNKNOWN if end_bad & (END_UNKNOWN | ENDS_BEFORE_START) else 0
         if reader.span.bad_time & START_UNKNOWN:
@@ -798,9 +817,7 @@ class _Builder:
             self.tool_asked[step] = asked
             self.asked_tools.setdefault(asked, []).append(step)
             if not rebuilt:  # (a rebuilt step claimed its request when it was found)
-                # A tool span answers one request of its asker, even under another name (an
-                # OpenAI Agents handoff span answers transfer_to_…): never rebuilt again.
-                self._claim(asked, op.call_id, op.name, any_name=True)
+                self._span_claims(asked, op)
         last: dict[str, Any] = {"toolName": op.name}
         if op.result is not None:
             last["result"] = op.result
@@ -1033,6 +1050,11 @@ def _json_key(text: str) -> str | None:
         return _SORTED.encode(msgspec.json.decode(t)).decode()
     except (msgspec.DecodeError, UnicodeDecodeError):
         return None
+
+
+def _same_arguments(a: str, b: str) -> bool:
+    """Whether two tool-call argument texts are the same value (JSON compared as values)."""
+    return (_json_key(a) or a.strip()) == (_json_key(b) or b.strip())
 
 
 def _llm_below(node: Node) -> list[Node]:
