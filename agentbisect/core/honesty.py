@@ -108,7 +108,7 @@ _ALL = (
         ("output-not-captured", "LLM calls carry their input but not their output (reply, calls)"),
         (
             "tool-results-without-spans",
-            "tool results fed to the model with no tool span or request, as messages",
+            "tool results fed to the model that no tool step holds, as messages",
         ),
         (
             "tool-steps-from-messages",

@@ -1345,7 +1345,7 @@ def synthesize(
         out_flags.append(
             (
                 "tool-results-without-spans",
-                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace and answer no tool call an LLM output of the trace asked for (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls does not count them",
+                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace and were not rebuilt as tool steps (no LLM output of the trace asked for the call, or a tool span answered it without recording this result): they are suspects as the messages that carried them, and toolCalls does not count them",
             )
         )
     if b.no_output_llm:
