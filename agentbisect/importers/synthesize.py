@@ -191,6 +191,7 @@ class _Builder:
         # a rebuilt one: a request a tool span answered is never rebuilt, whatever its ids.
         self.claimed: set[tuple[str, int]] = set()
         self.span_call_ids = span_call_ids  # the call ids of the trace's tool spans, all of them
+        self.unnamed_spans: dict[str, int] = {}  # LLM step -> its tool spans of no request's name
         # The LLM step whose output the assistant message last read in a call's input is, and
         # how many tool results followed it: a result without a tool-call id answers the
         # request at its position.
@@ -684,7 +685,10 @@ class _Builder:
     def _span_claims(self, llm: str, op: ToolCall) -> None:
         """A tool span answers one request of the call that asked for it, which is then never
         rebuilt: the request of its tool-call id, else an open one of its name (of its
-        arguments first), else the next open one (a handoff span answers transfer_to_…)."""
+        arguments first). A span of neither (a handoff span answers transfer_to_…) answers one
+        request nobody can name: it is counted, and the first result of that call that would
+        be rebuilt is taken as its instead (``_rebuild``) — by then every span that names its
+        request has claimed it, whatever order the spans came in."""
         asked = self.tool_calls_by_step.get(llm, ())
         if op.call_id:
             mine = next((i for i, p in enumerate(asked) if p.id == op.call_id), None)
@@ -694,9 +698,11 @@ class _Builder:
         free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
         named = [i for i in free if asked[i].name == op.name]
         same = [i for i in named if _same_arguments(asked[i].arguments, op.arguments)]
-        pick = same or named or free
+        pick = same or named
         if pick:
             self.claimed.add((llm, pick[0]))
+        elif free:
+            self.unnamed_spans[llm] = self.unnamed_spans.get(llm, 0) + 1
 
     def _rebuild(self, part: Part, position: int, reader: Node) -> str | None:
         """A tool step for a tool result no tool span gave, when an LLM output of the trace
@@ -734,6 +740,9 @@ class _Builder:
         if index is None or (asker, index) in self.claimed:
             return None  # (a tool span answered it, without the message's id: ADK's)
         self.claimed.add((asker, index))
+        if self.unnamed_spans.get(asker):  # (a span of another name answered it: a handoff)
+            self.unnamed_spans[asker] -= 1
+            return None
         op = answered_call(part, asked[index])
         end_ns, end_bad = self.llm_end_ns[asker]
         bad = START_UNKNOWN if end_bad & (END_UNKNOWN | ENDS_BEFORE_START) else 0
