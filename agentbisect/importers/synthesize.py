@@ -192,6 +192,7 @@ class _Builder:
         self.claimed: set[tuple[str, int]] = set()
         self.span_call_ids = span_call_ids  # the call ids of the trace's tool spans, all of them
         self.unnamed_spans: dict[str, int] = {}  # LLM step -> its tool spans of no request's name
+        self.spare_by_name: dict[str, int] = {}  # tool name -> its spans that claimed no request
         # The LLM step whose output the assistant message last read in a call's input is, and
         # how many tool results followed it: a result without a tool-call id answers the
         # request at its position.
@@ -685,15 +686,20 @@ class _Builder:
     def _span_claims(self, llm: str, op: ToolCall) -> None:
         """A tool span answers one request of the call that asked for it, which is then never
         rebuilt: the request of its tool-call id, else an open one of its name (of its
-        arguments first). A span of neither (a handoff span answers transfer_to_…) answers one
-        request nobody can name: it is counted, and the first result of that call that would
-        be rebuilt is taken as its instead (``_rebuild``) — by then every span that names its
+        arguments first). A span that finds none answers a request nobody can name — another
+        call of its name (its asker, found by name, was a guess: a nested agent asked for the
+        same tool later) or, of no request's name, one of its asker's (a handoff span answers
+        transfer_to_…): it is counted, and the first result that would be rebuilt for such a
+        request is taken as its instead (``_rebuild``) — by then every span that names its
         request has claimed it, whatever order the spans came in."""
         asked = self.tool_calls_by_step.get(llm, ())
         if op.call_id:
             mine = next((i for i, p in enumerate(asked) if p.id == op.call_id), None)
-            if mine is not None:
+            if mine is not None and (llm, mine) not in self.claimed:
                 self.claimed.add((llm, mine))
+                return
+            if mine is not None:  # (taken already: the id was adopted from a mistaken asker)
+                self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
                 return
         free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
         named = [i for i in free if asked[i].name == op.name]
@@ -701,6 +707,8 @@ class _Builder:
         pick = same or named
         if pick:
             self.claimed.add((llm, pick[0]))
+        elif any(p.name == op.name for p in asked):
+            self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
         elif free:
             self.unnamed_spans[llm] = self.unnamed_spans.get(llm, 0) + 1
 
@@ -740,6 +748,10 @@ class _Builder:
         if index is None or (asker, index) in self.claimed:
             return None  # (a tool span answered it, without the message's id: ADK's)
         self.claimed.add((asker, index))
+        name = asked[index].name
+        if self.spare_by_name.get(name):  # (a span of its name answered it, asker mistaken)
+            self.spare_by_name[name] -= 1
+            return None
         if self.unnamed_spans.get(asker):  # (a span of another name answered it: a handoff)
             self.unnamed_spans[asker] -= 1
             return None
