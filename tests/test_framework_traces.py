@@ -314,7 +314,7 @@ def test_unrecorded_replies_and_usage_are_said() -> None:
 
 # Runs traced by an instrumentation of the model client alone: Logfire's instrument_openai over
 # chat completions, the Responses API under OpenInference's and Logfire's, Anthropic's Messages
-# API under OpenInference's and OpenLLMetry's.
+# API under OpenInference's and OpenLLMetry's, OpenLIT's openlit.init() over the OpenAI client.
 CLIENT_ONLY = sorted(
     t
     for d in ("logfire", "openai_responses", "anthropic", "openlit")
@@ -327,8 +327,8 @@ def test_client_only_traces_are_read_in_every_form(truth: Path) -> None:
     # instrument_openai(version=1) — Logfire's only form before 2025 — keeps the request and the
     # response as JSON in request_data / response_data (a Responses call: per-message event
     # bodies in an events attribute): before they were read, its calls had no content and no
-    # suspect any evidence. The app ran its tools without GenAI spans: the tool results are
-    # suspects as the messages that carried them, and a flag says that no tool span gave them.
+    # suspect any evidence. The app ran its tools without GenAI spans: each tool step is rebuilt
+    # from the chat messages, and a flag says so (tests/test_client_only_tools.py has the rest).
     t = json.loads(truth.read_text())
     trace = truth.parent / t["files"][0]
     run = _json("aggregate", str(trace), "--json")["run"]
@@ -344,10 +344,12 @@ def test_client_only_traces_are_read_in_every_form(truth: Path) -> None:
         for i, s in enumerate(report["suspects"])
         if s.get("evidence", {}).get("text") == t["planted_text"]
     ]
-    assert planted and planted[0] < 2, [s["source"] for s in report["suspects"]]
-    assert report["suspects"][planted[0]]["sourceKind"] == "tool-result"
+    # first, as on the span-level trace of the same run (2nd as a nameless message before)
+    assert planted and planted[0] == 0, [s["source"] for s in report["suspects"]]
+    assert report["suspects"][0]["sourceKind"] == "tool-result"
     notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
-    assert notes["tool-results-without-spans"].startswith(f"{want['tool_calls']} tool result(s)")
+    assert notes["tool-steps-from-messages"].startswith(f"{want['tool_calls']} tool call(s)")
+    assert "tool-results-without-spans" not in notes
     system = [s for s in report["suspects"] if s["sourceKind"] == "system-prompt"]
     assert any("customer-support agent of Northwind" in s["evidence"]["text"] for s in system)
 
@@ -455,9 +457,11 @@ def test_mlflow_spans_are_read_and_a_kind_afp_does_not_read_is_said(tmp_path: Pa
 
     other = _rewrite_attributes(trace, tmp_path / "parser.otlp.json", parser)
     out = _json("aggregate", str(other), "--json")
-    assert out["run"]["toolCalls"] == 0
     notes = {f["flag"]: f["note"] for f in out["honestyFlags"]}
     assert "mlflow.spanType=PARSER ×2" in notes["spans-ignored"]
+    # (the calls the model asked for are still tool steps: rebuilt from its messages, and said)
+    assert out["run"]["toolCalls"] == 2
+    assert notes["tool-steps-from-messages"].startswith("2 tool call(s)")
 
 
 def test_a_trace_of_no_convention_afp_reads_says_so(tmp_path: Path) -> None:

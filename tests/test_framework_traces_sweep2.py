@@ -226,13 +226,13 @@ def test_semantic_kernel_messages_logged_as_json_text_are_read() -> None:
 
 
 def test_google_genai_automatic_function_calling_is_read_as_it_was_sent() -> None:
-    # read by the current GenAI conventions as they were (no fix needed): the SDK's own loop, one
-    # generate_content span per request, no tool span; a function's return value goes back to
-    # the model wrapped as {"result": …}, and that is the tool result's text
+    # the SDK's own loop: one generate_content span per request and no tool span, so the tool
+    # calls are rebuilt from the messages (tool-steps-from-messages); a function's return value
+    # goes back to the model wrapped as {"result": …}, and that is the tool result's text
     truth = _truth(GENAI)
     run = _json("aggregate", str(GENAI), "--json")["run"]
     want = truth["counts"]
-    assert (run["llmCalls"], run["toolCalls"]) == (want["llm_calls"], 0)
+    assert (run["llmCalls"], run["toolCalls"]) == (want["llm_calls"], want["tool_calls"])
     assert run["tokens"] == {
         "input": want["input_tokens_total"],
         "output": want["output_tokens_total"],
@@ -240,9 +240,10 @@ def test_google_genai_automatic_function_calling_is_read_as_it_was_sent() -> Non
     report = _json("bisect", str(GENAI), "--json", "--no-cache")
     top = report["suspects"][0]
     assert top["sourceKind"] == "tool-result"
+    assert top["source"].startswith("execute_tool:" + truth["planted"]["tool"] + "#")
     assert json.loads(top["evidence"]["text"]) == {"result": truth["planted_text"]}
-    notes = {f["flag"]: f["note"] for f in report["honestyFlags"]}
-    assert notes["tool-results-without-spans"].startswith(f"{want['tool_calls']} tool result(s)")
+    flags = {f["flag"] for f in report["honestyFlags"]}
+    assert "tool-steps-from-messages" in flags and "tool-results-without-spans" not in flags
 
 
 def test_a_message_body_that_is_json_text_is_the_message() -> None:

@@ -108,7 +108,11 @@ _ALL = (
         ("output-not-captured", "LLM calls carry their input but not their output (reply, calls)"),
         (
             "tool-results-without-spans",
-            "tool results fed to the model with no tool span, as messages",
+            "tool results fed to the model that no tool step holds, as messages",
+        ),
+        (
+            "tool-steps-from-messages",
+            "tool steps rebuilt from chat messages (no tool span): no timing or errors of their own",
         ),
         ("no-genai-spans", "no span of the trace follows a convention afp reads: nothing read"),
         ("matched-by-content", "sources linked to their producer by identical content, not id"),

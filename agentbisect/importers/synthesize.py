@@ -13,7 +13,11 @@ reads it without special cases:
   injections), user messages (run input: untracked ``args``), earlier assistant outputs (the LLM
   step that produced them), tool results (the tool step, by tool-call id) and retrieved documents
   (the retriever step). A tool step reads the LLM output that asked for it. So the backward slice
-  runs answer ← tool result ← the call that asked for it ← the user message.
+  runs answer ← tool result ← the call that asked for it ← the user message;
+- a tool call an LLM output asked for that no tool span answers (only the model client was
+  instrumented) is a tool step rebuilt from the messages when a later call's input carries its
+  result (``_rebuild``): placed between the asking call's end and the reading call's start, with
+  no duration or error, and flagged ``tool-steps-from-messages``.
 
 Matching is by id where the trace has one and by identical content where it does not; the
 ``import`` extension key of the recording lists every edge matched by content or by position only
@@ -41,6 +45,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Reading,
     Retrieval,
     ToolCall,
+    answered_call,
     forget_messages,
     read_llm_content,
     read_span,
@@ -64,6 +69,7 @@ from agentbisect.schema.recording import (
 )
 
 IMPORT_KEY = "import"
+TOOL_STEPS_FROM_MESSAGES = "tool-steps-from-messages"
 ROW_ID = "boundary-1"  # the recorder row of every imported recording
 
 
@@ -113,6 +119,7 @@ class _Builder:
         detail: Mode = "full",
         max_events: object = DEFAULT_MAX_EVENTS,
         step_numbers: dict[str, int] | None = None,
+        span_call_ids: frozenset[str] = frozenset(),
     ) -> None:
         self.root = root
         self.flags = flags
@@ -175,6 +182,22 @@ class _Builder:
         self.no_output_llm = 0  # calls whose input was captured and whose output was not
         self.no_usage_llm = 0  # calls with no token count
         self.spanless_results: set[str] = set()  # tool results (ids or texts) no tool span gave
+        # Tool steps rebuilt from the chat messages (no tool span answered the call), and those
+        # of them paired with their request by position only (the messages carry no ids).
+        self.rebuilt_steps: set[str] = set()
+        self.rebuilt_by_position: set[str] = set()
+        self.llm_end_ns: dict[str, tuple[int, int]] = {}  # llm step -> (end ns, bad_time bits)
+        # The requests (LLM step, index among its tool calls) a tool step answers, a span's or
+        # a rebuilt one: a request a tool span answered is never rebuilt, whatever its ids.
+        self.claimed: set[tuple[str, int]] = set()
+        self.span_call_ids = span_call_ids  # the call ids of the trace's tool spans, all of them
+        self.unnamed_spans: dict[str, int] = {}  # LLM step -> its tool spans of no request's name
+        self.spare_by_name: dict[str, int] = {}  # tool name -> its spans that claimed no request
+        # The LLM step whose output the assistant message last read in a call's input is, and
+        # how many tool results followed it: a result without a tool-call id answers the
+        # request at its position.
+        self.open_asker: str | None = None
+        self.open_position = 0
         self.path: list[str] = []
         # The path as stamped on events: one list per subflow level, replaced (never changed)
         # when the path changes, so the events of one level share it.
@@ -324,15 +347,6 @@ class _Builder:
             self._llm_start(node, op)
         elif role == "tool" and isinstance(op, ToolCall):
             self._tool_start(node, op)
-            self._emit(
-                T_TOOL_START,
-                {
-                    "toolName": op.name,
-                    "toolCallId": op.call_id or node.step_id,
-                    "args": op.arguments,
-                },
-                node,
-            )
 
     def _exit(self, node: Node, is_root: bool) -> None:
         span = node.span
@@ -415,6 +429,7 @@ class _Builder:
             register=False,
         )
         self.last_llm = step
+        self.llm_end_ns[step] = (node.span.end_ns, node.span.bad_time)
         if call.captured and not call.outputs:
             self.no_output_llm += 1
         if call.input_tokens is None and call.output_tokens is None:
@@ -450,6 +465,7 @@ class _Builder:
         """Commit every not-yet-seen input source of this call and record what the call reads."""
         step = node.step_id
         self.reads.setdefault(step, {})
+        self.open_asker = None
         if not call.captured:
             self._flush_retrievals([])
             self.uncaptured_llm += 1
@@ -612,12 +628,15 @@ class _Builder:
             llm = self.llm_by_call_id.get(call_id)
             if llm is not None:
                 self._read(reader, f"out:{llm}", llm, "id")
+                self.open_asker, self.open_position = llm, 0
                 return
         text = msg.text().strip()
         llm = self.llm_by_text.get(text) if text else None
         if llm is not None:
             self._read(reader, f"out:{llm}", llm, "content")
+            self.open_asker, self.open_position = llm, 0
             return
+        self.open_asker = None
         self._plain_message(reader, index, msg, node, producer="not-in-trace")
 
     def _tool_by_json(self, text: str) -> str | None:
@@ -641,6 +660,8 @@ class _Builder:
         for part in msg.parts:
             if part.kind != "tool_result":
                 continue
+            position = self.open_position
+            self.open_position += 1
             tool = self.tool_by_id.get(part.id) if part.id else None
             if tool is not None:
                 by = "content" if part.id in self.adopted_ids else "id"
@@ -652,17 +673,136 @@ class _Builder:
             if tool is not None and part.text.strip():
                 self._read(reader, self.tool_keys[tool], tool, "content")
                 continue
+            tool = self._rebuild(part, position, node)
+            if tool is not None:
+                by = "structure" if tool in self.rebuilt_by_position else "id"
+                self._read(reader, self.tool_keys[tool], tool, by)
+                continue
             self.spanless_results.add(part.id or part.text)
             self._plain_message(
                 reader, index, Message("tool", [part]), node, producer="not-in-trace"
             )
 
+    def _span_claims(self, llm: str, op: ToolCall) -> None:
+        """A tool span answers one request of the call that asked for it, which is then never
+        rebuilt: the request of its tool-call id, else an open one of its name (of its
+        arguments first). A span that finds none answers a request nobody can name — another
+        call of its name (its asker, found by name, was a guess: a nested agent asked for the
+        same tool later) or, of no request's name, one of its asker's (a handoff span answers
+        transfer_to_…): it is counted, and the first result that would be rebuilt for such a
+        request is taken as its instead (``_rebuild``) — by then every span that names its
+        request has claimed it, whatever order the spans came in."""
+        asked = self.tool_calls_by_step.get(llm, ())
+        if op.call_id:
+            mine = next((i for i, p in enumerate(asked) if p.id == op.call_id), None)
+            if mine is not None and (llm, mine) not in self.claimed:
+                self.claimed.add((llm, mine))
+                return
+            if mine is not None:  # (taken already: the id was adopted from a mistaken asker)
+                self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
+                return
+        free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
+        named = [i for i in free if asked[i].name == op.name]
+        same = [i for i in named if _same_arguments(asked[i].arguments, op.arguments)]
+        pick = same or named
+        if pick:
+            self.claimed.add((llm, pick[0]))
+        elif any(p.name == op.name for p in asked):
+            self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
+        elif free:
+            self.unnamed_spans[llm] = self.unnamed_spans.get(llm, 0) + 1
+
+    def _rebuild(self, part: Part, position: int, reader: Node) -> str | None:
+        """A tool step for a tool result no tool span gave, when an LLM output of the trace
+        asked for the call it answers (``answered_call``): by tool-call id, or — the messages
+        carrying no ids — by position, the request at the result's place after the assistant
+        message before it (``open_asker``). None when there is no such request, or a tool span
+        answered it (``claimed``): the result then stays a message, as before. Its
+        time is unknown: it sits between the asking call's end and this call's start, with no
+        duration and no error of its own."""
+        if part.id in self.span_call_ids:  # (a tool span answers it, later in the walk)
+            return None
+        asker = self.llm_by_call_id.get(part.id) if part.id else self.open_asker
+        if asker is None:
+            return None
+        asked = self.tool_calls_by_step[asker]
+        index: int | None
+        if part.id:
+            index = next(i for i, p in enumerate(asked) if p.id == part.id)
+        elif position < len(asked):
+            # The request at the result's position; if a tool span took it (a span without an
+            # id claims the first open request of its name), the next open one of that name.
+            index = position
+            if (asker, index) in self.claimed:
+                name = asked[position].name
+                index = next(
+                    (
+                        i
+                        for i, p in enumerate(asked)
+                        if p.name == name and (asker, i) not in self.claimed
+                    ),
+                    None,
+                )
+        else:
+            index = None
+        if index is None or (asker, index) in self.claimed:
+            return None  # (a tool span answered it, without the message's id: ADK's)
+        self.claimed.add((asker, index))
+        name = asked[index].name
+        if self.spare_by_name.get(name):  # (a span of its name answered it, asker mistaken)
+            self.spare_by_name[name] -= 1
+            return None
+        if self.unnamed_spans.get(asker):  # (a span of another name answered it: a handoff)
+            self.unnamed_spans[asker] -= 1
+            return None
+        op = answered_call(part, asked[index])
+        end_ns, end_bad = self.llm_end_ns[asker]
+        bad = START_UNKNOWN if end_bad & (END_UNKNOWN | ENDS_BEFORE_START) else 0
+        if reader.span.bad_time & START_UNKNOWN:
+            bad |= END_UNKNOWN
+        start_ns, stop_ns = end_ns, reader.span.start_ns
+        if not bad and stop_ns < start_ns:  # (the next call began before the asker ended)
+            bad = ENDS_BEFORE_START
+        span = Span(
+            trace_id=reader.span.trace_id,
+            span_id="",
+            parent_id=None,
+            name=f"execute_tool {op.name}",
+            kind="INTERNAL",
+            start_ns=start_ns,
+            end_ns=stop_ns,
+            status="UNSET",
+            status_message="",
+            attributes=_RELEASED,
+            bad_time=bad,
+        )
+        node = Node(span, Reading(op, "tool", "messages"), NO_ITEMS, index=reader.index)
+        step = f"{step_label(node.reading, span)}#{reader.index}"
+        n = 1
+        while step in self.rebuilt_steps:
+            n += 1
+            step = f"{step_label(node.reading, span)}#{reader.index}.{n}"
+        node.step_id = step
+        self.rebuilt_steps.add(step)
+        if not part.id:
+            self.rebuilt_by_position.add(step)
+        was = self.now
+        self.now = _start_ms(span)
+        self._tool_start(node, op, (asker, "id" if part.id else "structure"))
+        self.now = _end_ms(span)
+        self._tool_end(node, op, rebuilt=True)
+        self.now = was
+        return step
+
     # ------------------------------------------------------------------ tools and retrieval
 
-    def _tool_start(self, node: Node, op: ToolCall) -> None:
-        """Find the LLM call that asked for this tool, and adopt its tool-call id when the span
-        carries none — before ``tool.start`` is emitted, so start and end name the same call."""
-        asked, by = self._asker(op)
+    def _tool_start(
+        self, node: Node, op: ToolCall, asker: tuple[str | None, str] | None = None
+    ) -> None:
+        """Find the LLM call that asked for this tool (``asker`` when already known), adopt its
+        tool-call id when the span carries none, and emit ``tool.start`` — after the adoption, so
+        start and end name the same call."""
+        asked, by = asker if asker is not None else self._asker(op)
         self.tool_askers[node.step_id] = (asked, by)
         if not op.call_id and asked is not None:
             # No id on the span: take the id of the call that asked for this tool by name (the
@@ -678,8 +818,16 @@ class _Builder:
                     op.call_id = p.id
                     self.adopted_ids.add(p.id)
                     break
+        self._emit(
+            T_TOOL_START,
+            {"toolName": op.name, "toolCallId": op.call_id or node.step_id, "args": op.arguments},
+            node,
+        )
 
-    def _tool_end(self, node: Node, op: ToolCall) -> None:
+    def _tool_end(self, node: Node, op: ToolCall, rebuilt: bool = False) -> None:
+        """Commit a tool step and emit ``tool.end``; a step ``rebuilt`` from the messages has no
+        span (no span id, duration or error of its own) and is written out with the call that
+        read it (``_flush`` then, not now: that call's reads are still being gathered)."""
         step = node.step_id
         self.tool_steps.append(step)
         found = self.tool_askers.pop(step, None)
@@ -689,6 +837,8 @@ class _Builder:
             self._read(step, f"out:{asked}", asked, by)
             self.tool_asked[step] = asked
             self.asked_tools.setdefault(asked, []).append(step)
+            if not rebuilt:  # (a rebuilt step claimed its request when it was found)
+                self._span_claims(asked, op)
         last: dict[str, Any] = {"toolName": op.name}
         if op.result is not None:
             last["result"] = op.result
@@ -698,16 +848,18 @@ class _Builder:
             _stage_id(step),
             {key: op.result if op.result is not None else _NONE, "lastToolResult": last},
         )
-        self.sources[step] = {
+        source: dict[str, Any] = {
             "kind": "tool",
             "toolName": op.name,
             "toolCallId": op.call_id,
             "callIdFrom": "llm-output"
             if op.call_id in self.adopted_ids
-            else ("span" if op.call_id else "none"),
-            "spanId": node.span.span_id,
+            else ("tool-message" if rebuilt else "span" if op.call_id else "none"),
             "key": key,
         }
+        if not rebuilt:
+            source["spanId"] = node.span.span_id
+        self.sources[step] = source
         self.tool_keys[step] = key
         if op.call_id:
             self.tool_by_id.setdefault(op.call_id, step)
@@ -718,14 +870,15 @@ class _Builder:
         payload: dict[str, Any] = {
             "toolCallId": op.call_id or step,
         }
-        if not node.span.bad_time:  # (an unknown start or end: an unknown duration)
+        if not node.span.bad_time and not rebuilt:  # (an unknown start or end: unknown duration)
             payload["durationMs"] = _duration_ms(node.span)
         if op.result is not None:
             payload["result"] = op.result
         if node.span.status == "ERROR":
             payload["error"] = node.span.status_message or "span status ERROR"
         self._emit(T_TOOL_END, payload, node, end=True)
-        self._flush()
+        if not rebuilt:
+            self._flush()
 
     def _asker(self, op: ToolCall) -> tuple[str | None, str]:
         if op.call_id and op.call_id in self.llm_by_call_id:
@@ -920,6 +1073,11 @@ def _json_key(text: str) -> str | None:
         return None
 
 
+def _same_arguments(a: str, b: str) -> bool:
+    """Whether two tool-call argument texts are the same value (JSON compared as values)."""
+    return (_json_key(a) or a.strip()) == (_json_key(b) or b.strip())
+
+
 def _llm_below(node: Node) -> list[Node]:
     """The LLM spans in ``node``'s subtree (not ``node`` itself)."""
     found: list[Node] = []
@@ -981,9 +1139,12 @@ def build_tree(
     flags: list[tuple[str, str]],
     name: str,
     readings: dict[str, Reading] | None = None,
+    span_call_ids: set[str] | None = None,
 ) -> Node:
     """The span tree of one trace: duplicates, missing parents, cycles and time-range escapes are
-    kept with a flag; several roots hang under a synthesized run node."""
+    kept with a flag; several roots hang under a synthesized run node. ``span_call_ids``, when
+    given, receives the tool-call ids of the tool spans (a result one of them answers is never
+    rebuilt from the messages, wherever that span sits in the walk)."""
     by_id: dict[str, Node] = {}
     dups = 0
     for s in spans:
@@ -991,8 +1152,12 @@ def build_tree(
             dups += 1
             continue
         reading = readings.get(s.span_id) if readings is not None else None
+        if reading is None:
+            reading = read_span(s)
+        if span_call_ids is not None and isinstance(reading.op, ToolCall) and reading.op.call_id:
+            span_call_ids.add(reading.op.call_id)
         # (a leaf's children: the shared empty list, 56 bytes of every leaf span saved)
-        by_id[s.span_id] = Node(s, reading if reading is not None else read_span(s), NO_ITEMS)
+        by_id[s.span_id] = Node(s, reading, NO_ITEMS)
     if dups:
         flags.append(
             (
@@ -1116,8 +1281,9 @@ def synthesize(
     ``step_numbers`` gives the spans it names the number after ``#`` in their step ids (a
     history's position; unique among steps of one label), others are numbered in walk order.
     """
-    root = build_tree(spans, flags, name, readings)
-    b = _Builder(root, flags, detail, max_events, step_numbers or {})
+    call_ids: set[str] = set()
+    root = build_tree(spans, flags, name, readings, call_ids)
+    b = _Builder(root, flags, detail, max_events, step_numbers or {}, frozenset(call_ids))
     try:
         b.build()
     finally:
@@ -1153,6 +1319,8 @@ def synthesize(
         "matchedByContent": b.by_content,
         "matchedByStructure": b.by_structure,
     }
+    if b.rebuilt_steps:  # (only then: the counts of every other trace stay as they were)
+        counts["toolCallsFromMessages"] = len(b.rebuilt_steps)
     out_flags = list(flags)
     out_flags.append(
         (
@@ -1175,11 +1343,30 @@ def synthesize(
                 f"{b.no_usage_llm} of {len(b.llm_steps)} LLM call(s) carry no token counts: they count as 0 in the totals, not measured",
             )
         )
+    if b.rebuilt_steps:
+        by_position = len(b.rebuilt_by_position)
+        out_flags.append(
+            (
+                TOOL_STEPS_FROM_MESSAGES,
+                f"{len(b.rebuilt_steps)} tool call(s) asked for by an LLM output had no tool span "
+                "(the instrumentation traced the model calls, not the tools): each was rebuilt "
+                "from the chat messages — name and arguments from the request, result from the "
+                "later call's input"
+                + (
+                    f", {by_position} of them paired with their request by position (the "
+                    "messages carry no tool-call ids)"
+                    if by_position
+                    else ", paired by tool-call id"
+                )
+                + " — and placed between the asking call's end and the next call's start: no "
+                "duration, status or error of their own",
+            )
+        )
     if b.spanless_results:
         out_flags.append(
             (
                 "tool-results-without-spans",
-                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace (the instrumentation traced the model calls, not the tools): they are suspects as the messages that carried them, and toolCalls counts tool spans only",
+                f"{len(b.spanless_results)} tool result(s) fed back to the model match no tool span of the trace and were not rebuilt as tool steps (no LLM output of the trace asked for the call, or a tool span answered it without recording this result): they are suspects as the messages that carried them, and toolCalls does not count them",
             )
         )
     if b.no_output_llm:

@@ -21,7 +21,7 @@ from agentbisect.importers.opentelemetry.conventions import (
     Message,
     Part,
     Reading,
-    ToolCall,
+    answered_call,
     message_from,
 )
 from agentbisect.importers.opentelemetry.spans import Span
@@ -156,7 +156,7 @@ def read_transcript(name: str, data: bytes) -> TranscriptRun:
     readings: dict[str, Reading] = {
         "root": Reading(Boundary("Agent", "transcript"), "agent", "transcript")
     }
-    asked: dict[str, str] = {}  # tool-call id -> tool name
+    asked: dict[str, Part] = {}  # tool-call id -> the call an assistant message asked for
     for i, msg in enumerate(msgs):
         if msg.role == "assistant":
             s = _span(f"m{i}", msg.name or "chat", "root", i, i + 1)
@@ -164,14 +164,13 @@ def read_transcript(name: str, data: bytes) -> TranscriptRun:
             readings[s.span_id] = _call(msgs[:i], msg)
             for p in msg.parts:
                 if p.kind == "tool_call" and p.id:
-                    asked[p.id] = p.name
+                    asked[p.id] = p
         elif msg.role == "tool":
             for p in msg.parts:
                 s = _span(f"m{i}", "execute_tool", "root", i, i + 1)
                 spans.append(s)
-                tool_name = asked.get(p.id, msg.name or "tool")
                 readings[s.span_id] = Reading(
-                    ToolCall(name=tool_name, call_id=p.id, result=p.text), "tool", "transcript"
+                    answered_call(p, asked.get(p.id), msg.name or "tool"), "tool", "transcript"
                 )
     return TranscriptRun(form, spans, readings, None)
 

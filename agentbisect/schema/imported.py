@@ -20,7 +20,7 @@ class SourceRef(Struct, kw_only=True, omit_defaults=True):
     llmIndex: int | UnsetType = UNSET
     toolName: str | UnsetType = UNSET
     toolCallId: str | UnsetType = UNSET
-    callIdFrom: str | UnsetType = UNSET  # span | llm-output | none
+    callIdFrom: str | UnsetType = UNSET  # span | llm-output | tool-message | none
     key: str | UnsetType = UNSET
     partId: str | UnsetType = UNSET
     text: str | UnsetType = UNSET

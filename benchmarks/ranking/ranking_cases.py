@@ -29,7 +29,7 @@ from agentbisect.bisect.evidence.rank import (  # noqa: E402
 )
 from agentbisect.bisect.evidence.text import own_text  # noqa: E402
 from agentbisect.bisect.pipeline.localize import localize  # noqa: E402
-from agentbisect.bisect.pipeline.source_kind import suspect_kind  # noqa: E402
+from agentbisect.bisect.pipeline.source_kind import is_run_input, suspect_kind  # noqa: E402
 from agentbisect.importers import load  # noqa: E402
 from agentbisect.model.run import Run  # noqa: E402
 from agentbisect.results.report import Suspect  # noqa: E402
@@ -75,7 +75,7 @@ def measure(path: Path, ref: dict[str, str], emb: Any) -> dict[str, Any]:
     every = localize(
         run, at_step=step, embedder=emb, ranking="upstream", max_suspects=10**6
     ).suspects
-    ev = score_suspects(every, log, step, lambda ts: embed_many(emb, ts))
+    ev = score_suspects(every, log, step, lambda ts: embed_many(emb, ts), meta=meta)
     today, _ = backed_first(every, ev)
     backed = [i for i, e in enumerate(ev) if e.score is not None]
     planted = [j for j, i in enumerate(backed) if is_planted(every[i], ref, meta)]
@@ -89,7 +89,11 @@ def measure(path: Path, ref: dict[str, str], emb: Any) -> dict[str, Any]:
         "texts": [ev[i].text or "" for i in backed],
         "answer": own_text(log, step) or "",
         "question": input_text(
-            [e.text for s, e in zip(every, ev, strict=True) if s.kind == "arg" and e.text]
+            [
+                e.text
+                for s, e in zip(every, ev, strict=True)
+                if e.text and is_run_input(s.kind, s.source, meta)
+            ]
         ),
         "planted": planted[0] if planted else None,
     }

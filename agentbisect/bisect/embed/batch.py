@@ -19,7 +19,9 @@ from agentbisect.bisect.evidence.scorer import answer_texts
 from agentbisect.bisect.evidence.text import own_text
 from agentbisect.bisect.pipeline.classify import ClassifyContext, Seed, node_seeds
 from agentbisect.bisect.pipeline.slice import Slice
+from agentbisect.bisect.pipeline.source_kind import is_run_input
 from agentbisect.bisect.pipeline.texts import Texts
+from agentbisect.schema.imported import ImportMeta
 
 
 def localization_texts(
@@ -30,6 +32,7 @@ def localization_texts(
     *,
     evidence: bool,
     expected: str | None = None,
+    meta: ImportMeta | None = None,
 ) -> list[str]:
     """The distinct texts the weigher, the refinement and (optionally) the evidence scorer use."""
     log = texts.log
@@ -57,7 +60,7 @@ def localization_texts(
             if evidence and not text and seed.kind not in ("injection", "memory"):
                 own = own_text(log, rid)
                 add(own)
-                if seed.kind == "arg" and own:
+                if own and is_run_input(seed.kind, rid, meta):
                     inputs.append(own)
     if evidence:
         answer = own_text(log, root)

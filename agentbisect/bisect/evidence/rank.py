@@ -21,7 +21,7 @@ from agentbisect.bisect.evidence.highlights import Highlights, highlights
 from agentbisect.bisect.evidence.learned import probabilities
 from agentbisect.bisect.evidence.scorer import SIGNALS, EvidenceItem, EvidenceScore, score_evidence
 from agentbisect.bisect.evidence.text import own_text
-from agentbisect.bisect.pipeline.source_kind import suspect_kind
+from agentbisect.bisect.pipeline.source_kind import is_run_input, suspect_kind
 from agentbisect.model.commitlog import CommitLog
 from agentbisect.results.report import Suspect
 from agentbisect.schema.imported import ImportMeta
@@ -34,8 +34,22 @@ class SuspectEvidence(Struct):
 
 
 def input_text(texts: list[str]) -> str | None:
-    """The run's input: the distinct texts of its ``arg`` suspects, in a fixed order."""
+    """The run's input: the distinct texts of its input suspects (``is_run_input``), in a
+    fixed order."""
     return "\n".join(sorted(set(texts))) or None
+
+
+def _question(
+    suspects: list[Suspect], ev: list[SuspectEvidence], meta: ImportMeta | None
+) -> str | None:
+    """The run's input among ``suspects`` (with their texts ``ev``)."""
+    return input_text(
+        [
+            e.text
+            for s, e in zip(suspects, ev, strict=True)
+            if e.text and is_run_input(s.kind, s.source, meta)
+        ]
+    )
 
 
 def suspect_text(s: Suspect, log: CommitLog) -> str | None:
@@ -57,16 +71,17 @@ def score_suspects(
     *,
     expected: str | None = None,
     use: Sequence[str] = SIGNALS,
+    meta: ImportMeta | None = None,
 ) -> list[SuspectEvidence]:
     """Each suspect's own text and (when it has text and the trigger an answer) its evidence
-    score and highlights, in the suspects' order."""
+    score and highlights, in the suspects' order. ``meta``: an imported run's source map,
+    which tells its input from the other messages."""
     answer = own_text(log, trigger)
     ev = [SuspectEvidence(suspect_text(s, log)) for s in suspects]
     if answer is None:
         return ev
     items = [EvidenceItem(str(i), e.text) for i, e in enumerate(ev) if e.text is not None]
-    inputs = [e.text for s, e in zip(suspects, ev, strict=True) if s.kind == "arg" and e.text]
-    question = input_text(inputs)
+    question = _question(suspects, ev, meta)
     for sc in score_evidence(
         items, answer, embed_many, expected=expected, question=question, use=use
     ):
@@ -99,9 +114,10 @@ def evidence_first(
     *,
     expected: str | None = None,
     use: Sequence[str] = SIGNALS,
+    meta: ImportMeta | None = None,
 ) -> tuple[list[Suspect], list[SuspectEvidence]]:
     """Reorder upstream-ranked ``suspects``; returns them with their evidence, same order."""
-    ev = score_suspects(suspects, log, trigger, embed_many, expected=expected, use=use)
+    ev = score_suspects(suspects, log, trigger, embed_many, expected=expected, use=use, meta=meta)
     return backed_first(suspects, ev)
 
 
@@ -116,18 +132,17 @@ def learned_first(
 ) -> tuple[list[Suspect], list[SuspectEvidence]]:
     """Like ``evidence_first``, the content-backed suspects ordered by the learned model; each
     one's evidence score becomes the model's probability that it is the source."""
-    ev = score_suspects(suspects, log, trigger, embed_many, expected=expected)
+    ev = score_suspects(suspects, log, trigger, embed_many, expected=expected, meta=meta)
     backed = [i for i, e in enumerate(ev) if e.score is not None]
     if not backed:
         return backed_first(suspects, ev)
-    inputs = [e.text for s, e in zip(suspects, ev, strict=True) if s.kind == "arg" and e.text]
     probs = probabilities(
         [ev[i].score.signals for i in backed],  # type: ignore[union-attr]
         [suspect_kind(suspects[i], meta) for i in backed],
         [log.last_idx.get(suspects[i].source, 0) for i in backed],
         [ev[i].text or "" for i in backed],
         own_text(log, trigger) or "",
-        input_text(inputs),
+        _question(suspects, ev, meta),
     )
     key = [0.0] * len(ev)
     for i, p in zip(backed, probs, strict=True):

@@ -175,7 +175,15 @@ def localize(
     if prefetch is not None:
         # one batch for the whole localization (one process for cmd:, one tokenizer pass)
         prefetch(
-            localization_texts(sl, texts, llm_ids, classify, evidence=evidence, expected=expected)
+            localization_texts(
+                sl,
+                texts,
+                llm_ids,
+                classify,
+                evidence=evidence,
+                expected=expected,
+                meta=run.import_meta,
+            )
         )
     weigher = EdgeWeigher(texts, llm_ids, emb)
     weigher.prime(sl.nodes)
@@ -287,7 +295,9 @@ def _evidence_first(
             suspects, run.commit_log, root, embed, run.import_meta, expected=expected
         )
     else:
-        ordered, evidence = evidence_first(suspects, run.commit_log, root, embed, expected=expected)
+        ordered, evidence = evidence_first(
+            suspects, run.commit_log, root, embed, expected=expected, meta=run.import_meta
+        )
     for s, ev in zip(ordered, evidence, strict=True):
         if ev.score is not None and ev.text is not None:
             s.evidence = SuspectEvidence(

@@ -72,6 +72,17 @@ def suspect_kind(s: Suspect, meta: ImportMeta | None) -> str:
     return _BY_KIND.get(s.kind, LLM_OUTPUT)
 
 
+def is_run_input(kind: str, step: str, meta: ImportMeta | None) -> bool:
+    """Whether a suspect of upstream ``kind`` at ``step`` is the run's input, the question its
+    answer addresses (whose terms are given, not evidence): an ``arg`` — of an imported run
+    only a user's message, not the context whose producer is not in the trace (a tool result
+    no step gave, an earlier assistant turn), which may be the very source of the answer."""
+    if kind != "arg":
+        return False
+    src = meta.sources.get(step) if meta is not None else None
+    return src is None or imported_kind(src) == USER_MESSAGE
+
+
 def name_kinds(suspects: list[Suspect], meta: ImportMeta | None) -> None:
     """Set every suspect's ``sourceKind`` (in place)."""
     for s in suspects:

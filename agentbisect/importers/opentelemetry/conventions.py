@@ -206,6 +206,23 @@ class ToolCall(Struct):
     result: str | None = None
 
 
+def answered_call(result: Part, asked: Part | None, name: str = "tool") -> ToolCall:
+    """The tool call a ``tool_result`` part of the conversation answers, when no tool span of
+    its own says so: its name and arguments from the ``tool_call`` part an assistant message
+    asked for (``asked``, found by the caller: by tool-call id, or by position where the
+    messages carry none), its result the part's text. The one rule by which both a transcript
+    and a trace of the model client alone make tool steps from chat messages. Without a request
+    the tool is the result's own ``name`` (an OpenAI ``function`` message's), else ``name``."""
+    if asked is None:
+        return ToolCall(name=result.name or name, call_id=result.id, result=result.text)
+    return ToolCall(
+        name=asked.name or result.name or name,
+        call_id=result.id or asked.id,
+        arguments=asked.arguments,
+        result=result.text,
+    )
+
+
 class Document(Struct):
     id: str
     content: str | None
