@@ -177,6 +177,33 @@ def test_a_trace_with_tool_spans_is_unchanged_and_a_missing_one_is_rebuilt(
     assert top["source"] == "execute_tool:get_refund_policy#9"
 
 
+def test_a_recorded_tool_source_keeps_its_shape_and_a_rebuilt_one_has_no_span(
+    tmp_path: Path,
+) -> None:
+    # afp record's source map is part of a canonical recording, compared byte for byte: a tool
+    # span's entry keeps the key order it always had (the span id, then the key; the rebuild
+    # first moved the key ahead of the span id in every trace with tool spans), and a rebuilt
+    # step's entry names no span
+    def sources(trace: Path) -> dict[str, Any]:
+        out = tmp_path / (trace.stem + ".recording.json")
+        r = cli("record", str(trace), "-o", str(out))
+        assert r.exit_code == 0, r.output
+        found: dict[str, Any] = json.loads(out.read_text())["import"]["sources"]
+        return found
+
+    spans = sources(SPAN_LEVEL)
+    tool = [v for k, v in spans.items() if k.startswith("execute_tool:")]
+    assert tool and all(
+        list(v) == ["kind", "toolName", "toolCallId", "callIdFrom", "spanId", "key"] for v in tool
+    )
+    rebuilt = [v for k, v in sources(LOGFIRE).items() if k.startswith("execute_tool:")]
+    assert rebuilt and all(
+        list(v) == ["kind", "toolName", "toolCallId", "callIdFrom", "key"]
+        and v["callIdFrom"] == "tool-message"
+        for v in rebuilt
+    )
+
+
 def _without_ids(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _without_ids(v) for k, v in value.items() if k not in ("id", "tool_call_id")}

@@ -855,10 +855,10 @@ class _Builder:
             "callIdFrom": "llm-output"
             if op.call_id in self.adopted_ids
             else ("tool-message" if rebuilt else "span" if op.call_id else "none"),
-            "key": key,
         }
-        if not rebuilt:
+        if not rebuilt:  # a rebuilt step has no span; the key stays last, as it always was
             source["spanId"] = node.span.span_id
+        source["key"] = key
         self.sources[step] = source
         self.tool_keys[step] = key
         if op.call_id:
