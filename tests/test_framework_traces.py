@@ -388,7 +388,7 @@ def test_logfire_spans_before_its_genai_attributes_are_llm_calls(tmp_path: Path)
         s.get("evidence", {}).get("text")
         for s in _json("bisect", str(old), "--json", "--no-cache")["suspects"]
     ]
-    assert truth["planted_text"] in texts[:2]
+    assert texts[0] == truth["planted_text"]  # (first, as in the newer form: tool steps rebuilt)
 
 
 def test_an_ai_sdk_operation_afp_does_not_know_is_an_ignored_span(tmp_path: Path) -> None:

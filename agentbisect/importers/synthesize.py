@@ -166,6 +166,9 @@ class _Builder:
         self.asked_tools: dict[str, list[str]] = {}  # llm step -> tool steps that read it
         self.llm_by_call_id: dict[str, str] = {}
         self.tool_calls_by_step: dict[str, list[Part]] = {}  # llm step -> the calls it asked
+        # (llm step, tool-call id) -> the call's index among the step's: the request a tool
+        # span or a result of that id answers, found without scanning the step's calls
+        self.index_by_id: dict[tuple[str, str], int] = {}
         self.problems: list[tuple[int, list[tuple[str, str]]]] = []  # (span index, problems)
         self.spans = 0
         self.adopted_ids: set[str] = set()  # tool-call ids taken from the asking LLM's output
@@ -436,9 +439,10 @@ class _Builder:
             self.no_usage_llm += 1
         if calls:
             self.tool_calls_by_step[step] = calls
-        for p in calls:
+        for i, p in enumerate(calls):
             if p.id:
                 self.llm_by_call_id[p.id] = step
+                self.index_by_id.setdefault((step, p.id), i)
             self.llm_by_tool_name[p.name] = step
         if text.strip():
             self.llm_by_text[text.strip()] = step
@@ -694,23 +698,28 @@ class _Builder:
         request has claimed it, whatever order the spans came in."""
         asked = self.tool_calls_by_step.get(llm, ())
         if op.call_id:
-            mine = next((i for i, p in enumerate(asked) if p.id == op.call_id), None)
+            mine = self.index_by_id.get((llm, op.call_id))
             if mine is not None and (llm, mine) not in self.claimed:
                 self.claimed.add((llm, mine))
                 return
             if mine is not None:  # (taken already: the id was adopted from a mistaken asker)
                 self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
                 return
-        free = [i for i in range(len(asked)) if (llm, i) not in self.claimed]
-        named = [i for i in free if asked[i].name == op.name]
+        named = self._open_of_name(llm, op.name)
         same = [i for i in named if _same_arguments(asked[i].arguments, op.arguments)]
         pick = same or named
         if pick:
             self.claimed.add((llm, pick[0]))
         elif any(p.name == op.name for p in asked):
             self.spare_by_name[op.name] = self.spare_by_name.get(op.name, 0) + 1
-        elif free:
+        elif any((llm, i) not in self.claimed for i in range(len(asked))):
             self.unnamed_spans[llm] = self.unnamed_spans.get(llm, 0) + 1
+
+    def _open_of_name(self, llm: str, name: str) -> list[int]:
+        """The requests of ``llm``'s output for tool ``name`` that no tool step answers yet, in
+        the order it asked for them."""
+        asked = self.tool_calls_by_step.get(llm, ())
+        return [i for i, p in enumerate(asked) if p.name == name and (llm, i) not in self.claimed]
 
     def _rebuild(self, part: Part, position: int, reader: Node) -> str | None:
         """A tool step for a tool result no tool span gave, when an LLM output of the trace
@@ -728,21 +737,13 @@ class _Builder:
         asked = self.tool_calls_by_step[asker]
         index: int | None
         if part.id:
-            index = next(i for i, p in enumerate(asked) if p.id == part.id)
+            index = self.index_by_id[(asker, part.id)]
         elif position < len(asked):
             # The request at the result's position; if a tool span took it (a span without an
             # id claims the first open request of its name), the next open one of that name.
             index = position
             if (asker, index) in self.claimed:
-                name = asked[position].name
-                index = next(
-                    (
-                        i
-                        for i, p in enumerate(asked)
-                        if p.name == name and (asker, i) not in self.claimed
-                    ),
-                    None,
-                )
+                index = next(iter(self._open_of_name(asker, asked[position].name)), None)
         else:
             index = None
         if index is None or (asker, index) in self.claimed:

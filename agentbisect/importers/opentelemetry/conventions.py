@@ -1164,7 +1164,7 @@ def read_llm_content(span: Span, reading: Reading) -> None:
             if g.get("finish_reason"):
                 call.finish_reason = text_of(g["finish_reason"])
                 break
-    empty = sum(not m.parts for m in call.inputs)
+    empty = len([m for m in call.inputs if not m.parts])  # (no generator: every call runs it)
     if empty:
         # (OpenInference's Haystack instrumentation writes a tool-calling reply's and a tool
         # result's message as its role alone)
