@@ -104,3 +104,27 @@ def test_generated_trace_never_crashes(case: Case) -> None:
                 _clean(cli(*args, *extra), args[0], f)
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_a_trace_with_no_readable_llm_call_is_named_when_asked_for_one(tmp_path: Path) -> None:
+    # (found by the generated cases: an LLM span whose attributes were lost, beside spans afp
+    # does read) --at-llm on a run of no LLM call said so without naming the file
+    real = (
+        Path(__file__).parent.parent / "fixtures/otel/genai-1.3b0-current.tool-planted.otlp.jsonl"
+    )
+    lines = []
+    for line in real.read_text().splitlines():
+        doc = json.loads(line)
+        for rs in doc.get("resourceSpans", []):
+            for ss in rs["scopeSpans"]:
+                for span in ss["spans"]:
+                    if span["name"].startswith("chat"):
+                        span["attributes"] = []
+        lines.append(json.dumps(doc))
+    f = tmp_path / "no-llm.otlp.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    for args in (["bisect", str(f), "--at-llm", "-1"], ["call", str(f), "--at-llm", "0"]):
+        res = cli(*args)
+        assert res.exit_code == 2, res.output
+        _clean(res, args[0], f)
+        assert "no LLM call" in res.stderr

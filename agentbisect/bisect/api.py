@@ -166,7 +166,10 @@ def resolve_step(run: Run, at_step: str | None, at_llm: int | None) -> str | Non
         return at_step
     ids = run.llm_call_ids
     if not ids:
-        raise UsageError(f"{AT_LLM.flag}: the recording has no LLM calls (no llm_start events)")
+        # (the input's fault, not the option's: named like every other input error)
+        raise UsageError(
+            f"{run.loaded.file}: {AT_LLM.flag}: the run holds no LLM call (no llm_start events)"
+        )
     if not -len(ids) <= at_llm < len(ids):
         raise UsageError(
             f"{AT_LLM.flag} {at_llm}: the recording has {len(ids)} LLM call(s) "
